@@ -1,0 +1,112 @@
+import { redirect, type AppLoadContext } from '@remix-run/node'
+
+/**
+ * How loaders and actions reach the API: always through the gateway's own /api, over
+ * loopback, with the browser's credentials. That keeps one path for embedded and upstream
+ * mode and one place (the gateway) that knows where each sub-base lives.
+ */
+export type GatewayContext = { gatewayBaseUrl: string; gatewayTimeoutMs: number }
+
+declare module '@remix-run/node' {
+  interface AppLoadContext {
+    gateway: GatewayContext
+    cspNonce: string
+    publicEnv: PublicEnv
+  }
+}
+
+export type PublicEnv = { frontendVersion: string; mode: 'embedded' | 'upstream' }
+
+/** A failed API call, classified once here so screens never match on message text. */
+export class GatewayError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly kind: 'http' | 'timeout' | 'network',
+    readonly body?: unknown,
+  ) {
+    super(message)
+    this.name = 'GatewayError'
+  }
+}
+
+export const TIMEOUT_MESSAGE = 'Request timed out. Please try again.'
+export const NETWORK_MESSAGE = 'Network Error. Please try again.'
+
+const FORWARDED_HEADERS = ['cookie', 'authorization', 'x-request-id', 'x-flanksource-scope']
+
+export type ApiArgs = { request: Request; context: AppLoadContext }
+
+export async function apiFetch(
+  { request, context }: ApiArgs,
+  path: string,
+  init: { method?: string; json?: unknown; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers)
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers.get(name)
+    if (value && !headers.has(name)) headers.set(name, value)
+  }
+  headers.set('accept', headers.get('accept') ?? 'application/json')
+  let body: string | undefined
+  if (init.json !== undefined) {
+    headers.set('content-type', 'application/json')
+    body = JSON.stringify(init.json)
+  }
+  const url = `${context.gateway.gatewayBaseUrl}/api${path.startsWith('/') ? path : `/${path}`}`
+  try {
+    return await fetch(url, {
+      method: init.method ?? 'GET',
+      headers,
+      body,
+      signal: AbortSignal.timeout(context.gateway.gatewayTimeoutMs),
+      redirect: 'manual',
+    })
+  } catch (error) {
+    const name = (error as Error).name
+    if (name === 'TimeoutError' || name === 'AbortError') throw new GatewayError(504, TIMEOUT_MESSAGE, 'timeout')
+    throw new GatewayError(502, NETWORK_MESSAGE, 'network')
+  }
+}
+
+/** Where an unauthenticated browser goes, with the page it wanted to see. */
+export function signInRedirect(request: Request): Response {
+  const url = new URL(request.url)
+  const returnTo = `${url.pathname}${url.search}`
+  return redirect(`/login?return_to=${encodeURIComponent(returnTo)}`)
+}
+
+function messageOf(body: unknown, fallback: string): string {
+  if (typeof body === 'string' && body.trim()) return body
+  if (body && typeof body === 'object') {
+    const record = body as Record<string, unknown>
+    for (const key of ['error', 'message']) {
+      if (typeof record[key] === 'string' && record[key]) return record[key] as string
+    }
+  }
+  return fallback
+}
+
+/**
+ * Calls the API and returns parsed JSON. A 401 becomes a redirect to sign-in (thrown, so
+ * loaders need no special case); any other failure becomes a thrown GatewayError.
+ */
+export async function apiJson<T>(
+  args: ApiArgs,
+  path: string,
+  init?: Parameters<typeof apiFetch>[2],
+): Promise<{ data: T; headers: Headers; status: number }> {
+  const response = await apiFetch(args, path, init)
+  if (response.status === 401) throw signInRedirect(args.request)
+  const text = await response.text()
+  let body: unknown = text
+  try {
+    body = text ? JSON.parse(text) : null
+  } catch {
+    // A non-JSON body (plain-text errors from some upstreams) is kept as text.
+  }
+  if (!response.ok) {
+    throw new GatewayError(response.status, messageOf(body, `Request failed with status ${response.status}`), 'http', body)
+  }
+  return { data: body as T, headers: response.headers, status: response.status }
+}

@@ -1,0 +1,6 @@
+import { flatRoutes } from '@remix-run/fs-routes'
+import type { RouteConfig } from '@remix-run/route-config'
+
+export default flatRoutes({
+  ignoredRouteFiles: ['**/*.server.*', '**/*.client.*', '**/*.test.*', '**/__*.*', '**/.*'],
+}) satisfies RouteConfig

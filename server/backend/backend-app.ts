@@ -1,0 +1,76 @@
+import express, { type NextFunction, type Request, type Response } from 'express'
+import type { Logger } from 'pino'
+import type { Db } from '#server/db/client.ts'
+import type { Env } from '#server/env.ts'
+import { SUB_BASES } from '#server/gateway/sub-bases.ts'
+import { createCredentialStore, requireCredentials, type CredentialStore } from './identity/credentials.ts'
+import { createIdentityRouter } from './identity/identity.routes.ts'
+import { createPostgrestRouter } from './postgrest/postgrest-router.ts'
+import { createSettingsRouter } from './settings/settings.routes.ts'
+
+export type Backend = {
+  router: express.Router
+  credentials: CredentialStore
+}
+
+/**
+ * The embedded backend: the platform's HTTP contract (Mission Control paths, without /api)
+ * served by Lookout's own services on PostgreSQL. The gateway mounts it in process; `npm run
+ * backend` serves it alone so upstream mode can be exercised against a second process.
+ */
+export function createBackend(options: { db: Db; env: Env; logger: Logger; appVersion: string }): Backend {
+  const { db, env } = options
+  const credentials = createCredentialStore({
+    db,
+    bootstrapToken: env.LOOKOUT_BOOTSTRAP_TOKEN,
+    sessionTtlHours: env.LOOKOUT_SESSION_TTL_HOURS,
+  })
+  const router = express.Router()
+
+  router.get('/health', (_req, res) => {
+    res.type('text').send('OK')
+  })
+  router.use(requireCredentials(credentials))
+  router.use(createIdentityRouter({ store: credentials }))
+  router.use(createSettingsRouter({ db, appVersion: options.appVersion }))
+  router.use(
+    '/db',
+    createPostgrestRouter({
+      db,
+      maxRows: env.LOOKOUT_DB_MAX_ROWS,
+      statementTimeoutMs: env.LOOKOUT_DB_STATEMENT_TIMEOUT_MS,
+    }),
+  )
+
+  // Sub-bases whose service has not been built yet answer honestly instead of 404.
+  for (const subBase of SUB_BASES) {
+    if (subBase.base === '/.ory') continue
+    router.use(subBase.base, (req, res) => {
+      res.status(501).json({
+        error: 'not_implemented',
+        message: `${req.method} /api${subBase.base}${req.path === '/' ? '' : req.path} (${subBase.purpose}) is not available in embedded mode yet`,
+      })
+    })
+  }
+
+  router.use((req, res) => {
+    res.status(404).json({ error: 'not_found', message: `no API is served at ${req.path}` })
+  })
+
+  // One error shape for the whole backend; details go to the log, never to the caller.
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = (error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode
+    if (status && status >= 400 && status < 500) {
+      res.status(status).json({ error: 'invalid', message: (error as Error).message })
+      return
+    }
+    req.log?.error({ err: error }, 'backend request failed')
+    if (res.headersSent) {
+      res.destroy()
+      return
+    }
+    res.status(500).json({ error: 'internal', message: 'Internal Server Error' })
+  })
+
+  return { router, credentials }
+}

@@ -1,0 +1,83 @@
+import express, { type Request, type Response } from 'express'
+import { z } from 'zod'
+import {
+  SESSION_COOKIE,
+  accessTokenFromHeader,
+  cookieValue,
+  principalOf,
+  type CredentialStore,
+} from './credentials.ts'
+
+const LoginSchema = z.object({
+  username: z.string().trim().toLowerCase().pipe(z.literal('token', { errorMap: () => ({ message: 'username must be "token"' }) })),
+  password: z.string().min(1, 'password is required'),
+})
+
+function isSecure(req: Request): boolean {
+  return req.secure
+}
+
+function sessionCookie(req: Request, value: string, maxAgeSeconds: number): string {
+  const parts = [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`]
+  if (isSecure(req)) parts.push('Secure')
+  return parts.join('; ')
+}
+
+/**
+ * Sign-in placeholder in the shape of the platform's basic-auth mode (`POST /auth/login`):
+ * an access token exchanged for a server-side session held in PostgreSQL.
+ */
+export function createIdentityRouter(options: { store: CredentialStore }): express.Router {
+  const { store } = options
+  const router = express.Router()
+
+  router.post('/auth/login', express.json({ limit: '16kb' }), async (req: Request, res: Response) => {
+    const fromHeader = accessTokenFromHeader(req.headers.authorization)
+    const parsed = fromHeader
+      ? { success: true as const, data: { username: 'token', password: fromHeader } }
+      : LoginSchema.safeParse(req.body ?? {})
+    if (!parsed.success) {
+      res.status(400).json({ error: 'credentials required', message: parsed.error.issues.map((i) => i.message).join('; ') })
+      return
+    }
+    const principal = await store.resolveAccessToken(parsed.data.password)
+    if (!principal) {
+      res.status(401).json({ error: 'invalid credentials' })
+      return
+    }
+    const { id, expiresAt } = await store.createSession(principal, {
+      userAgent: req.headers['user-agent'],
+      ip: req.ip,
+    })
+    const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000))
+    res.setHeader('Set-Cookie', sessionCookie(req, id, maxAge))
+    res.json({ message: 'logged in' })
+  })
+
+  const logout = async (req: Request, res: Response) => {
+    const sessionId = cookieValue(req.headers.cookie, SESSION_COOKIE)
+    if (sessionId) await store.deleteSession(sessionId)
+    res.setHeader('Set-Cookie', sessionCookie(req, '', 0))
+    res.json({ message: 'logged out' })
+  }
+  router.post('/auth/logout', logout)
+  router.get('/auth/logout', logout)
+
+  router.get('/auth/whoami', (_req, res) => {
+    const principal = principalOf(res)
+    res.json({
+      message: 'success',
+      payload: {
+        user: {
+          id: principal.personId,
+          name: principal.name,
+          ...(principal.email ? { email: principal.email } : {}),
+        },
+        roles: principal.roles,
+        permissions: [],
+      },
+    })
+  })
+
+  return router
+}

@@ -1,0 +1,113 @@
+import pg from 'pg'
+import type { PGlite, Transaction as PGliteTransaction } from '@electric-sql/pglite'
+
+/**
+ * The one database interface every part of Lookout talks to. Two engines stand behind it:
+ * a real PostgreSQL server (node-postgres pool) when DATABASE_URL is set, and PGlite
+ * (in-process Postgres compiled to WASM) otherwise. Both speak the same SQL, so migrations,
+ * queries and tests are written once.
+ */
+export type QueryResult<T> = { rows: T[]; rowCount: number }
+
+export interface Queryable {
+  /** One statement, values always bound as parameters ($1, $2, …). */
+  query<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<T>>
+  /** Several statements without parameters (migrations, seeds). */
+  exec(text: string): Promise<void>
+}
+
+export interface Db extends Queryable {
+  readonly engine: 'postgres' | 'pglite'
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
+  /** Pool figures for /metrics; PGlite reports a single in-process connection. */
+  poolStats(): { total: number; idle: number; waiting: number }
+  close(): Promise<void>
+}
+
+// Every session runs in UTC so timestamps serialise identically on both engines.
+const SESSION_SETUP = "SET TIME ZONE 'UTC'"
+
+export async function createPostgresDb(connectionString: string, options: { max?: number } = {}): Promise<Db> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+    application_name: 'lookout',
+  })
+  pool.on('connect', (client) => {
+    client.query(SESSION_SETUP).catch(() => undefined)
+  })
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined)
+  await pool.query('SELECT 1')
+
+  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<T>(text: string, params?: readonly unknown[]) {
+      const result = await client.query(text, params as unknown[] | undefined)
+      return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 }
+    },
+    async exec(text: string) {
+      await client.query(text)
+    },
+  })
+
+  const root = wrap(pool)
+  return {
+    engine: 'postgres',
+    query: root.query,
+    exec: root.exec,
+    async transaction(fn) {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        const result = await fn(wrap(client))
+        await client.query('COMMIT')
+        return result
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined)
+        throw error
+      } finally {
+        client.release()
+      }
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => pool.end(),
+  }
+}
+
+export async function createPGliteDb(dataDir: string | undefined): Promise<Db> {
+  const { PGlite } = await import('@electric-sql/pglite')
+  const instance: PGlite = dataDir ? await PGlite.create(dataDir) : await PGlite.create()
+  await instance.exec(SESSION_SETUP)
+
+  const wrap = (client: PGlite | PGliteTransaction): Queryable => ({
+    async query<T>(text: string, params?: readonly unknown[]) {
+      const result = await client.query<T>(text, params as unknown[] | undefined)
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length }
+    },
+    async exec(text: string) {
+      await client.exec(text)
+    },
+  })
+
+  const root = wrap(instance)
+  let closed = false
+  return {
+    engine: 'pglite',
+    query: root.query,
+    exec: root.exec,
+    transaction: (fn) => instance.transaction((tx) => fn(wrap(tx))),
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    async close() {
+      if (closed) return
+      closed = true
+      await instance.close()
+    },
+  }
+}
+
+export async function openDatabase(config: { databaseUrl?: string; dataDir?: string; poolMax?: number }): Promise<Db> {
+  if (config.databaseUrl) return createPostgresDb(config.databaseUrl, { max: config.poolMax })
+  return createPGliteDb(config.dataDir)
+}

@@ -1,0 +1,99 @@
+import path from 'node:path'
+import { z } from 'zod'
+
+const booleanFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((value) => (value === undefined ? fallback : ['true', '1', 'yes'].includes(value)))
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback)
+
+const httpUrl = z
+  .string()
+  .url()
+  .refine((value) => /^https?:\/\//.test(value), 'must be an http:// or https:// URL')
+  .transform((value) => value.replace(/\/+$/, ''))
+
+/**
+ * Every environment variable Lookout reads, parsed once at start. README.md lists the same
+ * table for people; keep the two in step.
+ */
+export const EnvSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL')
+      .optional(),
+    LOOKOUT_DATA_DIR: z.string().min(1).default('./data'),
+    LOOKOUT_DB_POOL_MAX: positiveInt(10),
+    LOOKOUT_DB_MAX_ROWS: positiveInt(10_000),
+    LOOKOUT_DB_STATEMENT_TIMEOUT_MS: positiveInt(15_000),
+    LOOKOUT_DEMO_DATA: booleanFlag(true),
+    LOOKOUT_DEMO_SEED: z.coerce.number().int().default(42),
+
+    LOOKOUT_BOOTSTRAP_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+    LOOKOUT_SESSION_TTL_HOURS: positiveInt(24),
+
+    LOOKOUT_MODE: z.enum(['embedded', 'upstream']).default('embedded'),
+    BACKEND_URL: httpUrl.optional(),
+    UPSTREAM_POSTGREST_URL: httpUrl.optional(),
+    UPSTREAM_CANARY_URL: httpUrl.optional(),
+    UPSTREAM_CONFIG_DB_URL: httpUrl.optional(),
+    UPSTREAM_APM_URL: httpUrl.optional(),
+    KRATOS_PUBLIC_URL: httpUrl.optional(),
+    LOOKOUT_UPSTREAM_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+    LOOKOUT_UPSTREAM_TIMEOUT_MS: positiveInt(30_000),
+
+    LOOKOUT_PUBLIC_URL: httpUrl.optional(),
+    LOOKOUT_TRUST_PROXY: booleanFlag(false),
+    LOOKOUT_CSP_REPORT_ONLY: booleanFlag(false),
+    LOOKOUT_SHUTDOWN_GRACE_MS: positiveInt(10_000),
+  })
+  .superRefine((env, ctx) => {
+    if (env.LOOKOUT_MODE === 'upstream' && !env.BACKEND_URL) {
+      const perService = [
+        env.UPSTREAM_POSTGREST_URL,
+        env.UPSTREAM_CANARY_URL,
+        env.UPSTREAM_CONFIG_DB_URL,
+        env.KRATOS_PUBLIC_URL,
+      ]
+      if (perService.some((value) => value === undefined)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ['BACKEND_URL'],
+          message:
+            'is required in upstream mode (or set every per-service URL: UPSTREAM_POSTGREST_URL, UPSTREAM_CANARY_URL, UPSTREAM_CONFIG_DB_URL, KRATOS_PUBLIC_URL)',
+        })
+      }
+    }
+  })
+
+export type Env = z.infer<typeof EnvSchema>
+
+export class EnvError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
+    this.name = 'EnvError'
+  }
+}
+
+/** Parses the environment; a bad value throws an EnvError naming each bad variable. */
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  // An empty variable means "not set", as in most shells' `FOO= cmd`.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''))
+  const result = EnvSchema.safeParse(cleaned)
+  if (!result.success) {
+    throw new EnvError(result.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`))
+  }
+  return result.data
+}
+
+export function pgliteDir(env: Pick<Env, 'LOOKOUT_DATA_DIR'>): string {
+  return path.resolve(env.LOOKOUT_DATA_DIR, 'pglite')
+}

@@ -1,0 +1,83 @@
+import type { Env } from '#server/env.ts'
+
+/** The backends a sub-base can belong to, named after the platform's services. */
+export type ServiceName = 'mission-control' | 'postgrest' | 'canary-checker' | 'config-db' | 'apm-hub' | 'kratos'
+
+export type SubBase = {
+  /** Path under /api as the browser sends it. */
+  base: string
+  service: ServiceName
+  /** What the console uses it for, shown in 501/502 messages and the README. */
+  purpose: string
+}
+
+/**
+ * Every /api sub-base the spec names (000 §7, http-api.md §1.1), longest first so that
+ * `/apm/search` wins over a shorter match. Order matters only between overlapping bases.
+ */
+export const SUB_BASES: readonly SubBase[] = [
+  { base: '/apm/search', service: 'apm-hub', purpose: 'log search (deprecated apm-hub)' },
+  { base: '/resources/search', service: 'mission-control', purpose: 'resource search' },
+  { base: '/db', service: 'postgrest', purpose: 'PostgREST data API' },
+  { base: '/canary', service: 'canary-checker', purpose: 'health checks' },
+  { base: '/config', service: 'config-db', purpose: 'config scrapers' },
+  { base: '/catalog', service: 'mission-control', purpose: 'configuration catalog' },
+  { base: '/snapshot', service: 'mission-control', purpose: 'topology snapshots' },
+  { base: '/agent', service: 'mission-control', purpose: 'agents' },
+  { base: '/logs', service: 'mission-control', purpose: 'logs' },
+  { base: '/auth', service: 'mission-control', purpose: 'accounts and tokens' },
+  { base: '/people', service: 'mission-control', purpose: 'people' },
+  { base: '/playbook', service: 'mission-control', purpose: 'playbooks' },
+  { base: '/view', service: 'mission-control', purpose: 'custom views' },
+  { base: '/artifacts', service: 'mission-control', purpose: 'artifacts' },
+  { base: '/rbac', service: 'mission-control', purpose: 'roles and permissions' },
+  { base: '/notification', service: 'mission-control', purpose: 'notifications' },
+  { base: '/connection', service: 'mission-control', purpose: 'connections' },
+  { base: '/about', service: 'mission-control', purpose: 'version' },
+  { base: '/properties', service: 'mission-control', purpose: 'feature flags and settings' },
+  { base: '/kubeconfig', service: 'mission-control', purpose: 'kubeconfig download' },
+  { base: '/mcp', service: 'mission-control', purpose: 'MCP server' },
+  { base: '/.ory', service: 'kratos', purpose: 'identity flows' },
+]
+
+export function findSubBase(path: string): SubBase | undefined {
+  return SUB_BASES.find((entry) => path === entry.base || path.startsWith(`${entry.base}/`) || path.startsWith(`${entry.base}?`))
+}
+
+export type UpstreamTarget = {
+  /** Base URL requests go to. */
+  url: string
+  /**
+   * Whether the sub-base prefix is kept: Mission Control (BACKEND_URL) routes on the first
+   * segment itself (`/api/db/x` → `BACKEND/db/x`); a per-service URL points straight at that
+   * service (`/api/db/x` → `POSTGREST/x`). Kratos lives under `/kratos` on Mission Control.
+   */
+  pathPrefix: string
+}
+
+const PER_SERVICE_URL: Partial<Record<ServiceName, keyof Env>> = {
+  postgrest: 'UPSTREAM_POSTGREST_URL',
+  'canary-checker': 'UPSTREAM_CANARY_URL',
+  'config-db': 'UPSTREAM_CONFIG_DB_URL',
+  'apm-hub': 'UPSTREAM_APM_URL',
+  kratos: 'KRATOS_PUBLIC_URL',
+}
+
+/**
+ * Where a sub-base goes: a per-service URL when one is configured (in either mode), else
+ * BACKEND_URL in upstream mode, else undefined — the embedded backend answers.
+ */
+export function upstreamFor(subBase: SubBase, env: Env): UpstreamTarget | undefined {
+  const key = PER_SERVICE_URL[subBase.service]
+  const perService = key ? (env[key] as string | undefined) : undefined
+  if (perService) {
+    const keepsSegment = subBase.service === 'mission-control'
+    return { url: perService, pathPrefix: keepsSegment ? subBase.base : subBase.base === '/apm/search' ? '/search' : '' }
+  }
+  if (env.LOOKOUT_MODE === 'upstream' && env.BACKEND_URL) {
+    if (subBase.service === 'kratos') return { url: env.BACKEND_URL, pathPrefix: '/kratos' }
+    if (subBase.service === 'apm-hub') return { url: env.BACKEND_URL, pathPrefix: '/apm/search' }
+    return { url: env.BACKEND_URL, pathPrefix: subBase.base }
+  }
+  return undefined
+}

@@ -1,0 +1,159 @@
+import http from 'node:http'
+import https from 'node:https'
+import type { Request, Response } from 'express'
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and are never forwarded.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
+
+export type ProxyOptions = {
+  connectTimeoutMs: number
+  /** Time allowed for the upstream to start answering (and between body chunks). */
+  responseTimeoutMs: number
+}
+
+export type ProxyTarget = {
+  url: string
+  /** Path on the upstream, with query string. */
+  path: string
+  /** Replaces the caller's Authorization (hosted direct mode). */
+  authorization?: string
+  service: string
+}
+
+// Keep-alive pools: a new TCP connection per request would dominate the proxy's cost.
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 })
+const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 })
+
+function wantsHtml(req: Request): boolean {
+  const accept = req.headers.accept ?? ''
+  return accept.includes('text/html') && !accept.includes('application/json')
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+}
+
+/** The gateway's own error answer: JSON for clients, a readable page for a browser tab. */
+export function sendGatewayError(req: Request, res: Response, status: number, error: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  if (wantsHtml(req)) {
+    res
+      .status(status)
+      .type('html')
+      .send(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status} | Lookout</title>` +
+          `<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2937}` +
+          `h1{font-size:1.5rem}code{background:#f3f4f6;padding:.1rem .3rem;border-radius:.25rem}</style></head>` +
+          `<body><h1>The service behind this page is not answering</h1><p>${escapeHtml(message)}</p>` +
+          `<p>Error <code>${escapeHtml(error)}</code>, status ${status}. Try again in a moment; if it persists, ` +
+          `check that the backend is running.</p><p><a href="/">Back to the console</a></p></body></html>`,
+      )
+    return
+  }
+  res.status(status).json({ error, message })
+}
+
+function forwardedHeaders(req: Request, target: ProxyTarget, upstreamHost: string): http.OutgoingHttpHeaders {
+  const headers: http.OutgoingHttpHeaders = {}
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || name === 'host') continue
+    headers[name] = value
+  }
+  const remote = req.socket.remoteAddress ?? ''
+  const priorFor = req.headers['x-forwarded-for']
+  headers['x-forwarded-for'] = priorFor ? `${String(priorFor)}, ${remote}` : remote
+  headers['x-forwarded-proto'] = req.protocol
+  headers['x-forwarded-host'] = req.headers['x-forwarded-host'] ?? req.headers.host ?? ''
+  headers.host = upstreamHost
+  if (target.authorization) headers.authorization = target.authorization
+  const requestId = req.headers['x-request-id'] ?? req.id
+  if (requestId) headers['x-request-id'] = String(requestId)
+  return headers
+}
+
+/**
+ * Streams one request to an upstream and its answer back, bodies flowing both ways without
+ * buffering. An upstream that refuses, resets or stays silent past the timeouts becomes a
+ * 502/504 from the gateway — a caller never hangs.
+ */
+export function proxyRequest(req: Request, res: Response, target: ProxyTarget, options: ProxyOptions): void {
+  const base = new URL(target.url)
+  const client = base.protocol === 'https:' ? https : http
+  const upstreamPath = `${base.pathname.replace(/\/$/, '')}${target.path}`
+  let finished = false
+
+  const upstreamReq = client.request({
+    protocol: base.protocol,
+    hostname: base.hostname,
+    port: base.port || undefined,
+    method: req.method,
+    path: upstreamPath,
+    headers: forwardedHeaders(req, target, base.host),
+    agent: base.protocol === 'https:' ? httpsAgent : httpAgent,
+  })
+
+  const fail = (status: number, error: string, message: string) => {
+    if (finished) return
+    finished = true
+    upstreamReq.destroy()
+    sendGatewayError(req, res, status, error, message)
+  }
+
+  const connectTimer = setTimeout(() => {
+    fail(502, 'upstream_unreachable', `${target.service} at ${base.origin} did not accept a connection within ${options.connectTimeoutMs} ms`)
+  }, options.connectTimeoutMs)
+
+  upstreamReq.on('socket', (socket) => {
+    if (!socket.connecting) clearTimeout(connectTimer)
+    else socket.once('connect', () => clearTimeout(connectTimer))
+  })
+  upstreamReq.setTimeout(options.responseTimeoutMs, () => {
+    fail(504, 'upstream_timeout', `${target.service} at ${base.origin} did not answer within ${options.responseTimeoutMs} ms`)
+  })
+  upstreamReq.on('error', (error: NodeJS.ErrnoException) => {
+    clearTimeout(connectTimer)
+    if (res.headersSent) {
+      // The answer had started: the only honest signal left is to cut the connection.
+      finished = true
+      res.destroy(error)
+      return
+    }
+    fail(502, 'upstream_unreachable', `${target.service} at ${base.origin} is unreachable (${error.code ?? error.message})`)
+  })
+
+  upstreamReq.on('response', (upstreamRes) => {
+    clearTimeout(connectTimer)
+    if (finished) {
+      upstreamRes.resume()
+      return
+    }
+    finished = true
+    res.status(upstreamRes.statusCode ?? 502)
+    for (const [name, value] of Object.entries(upstreamRes.headers)) {
+      if (value === undefined || HOP_BY_HOP.has(name)) continue
+      res.setHeader(name, value)
+    }
+    upstreamRes.pipe(res)
+    upstreamRes.on('error', () => res.destroy())
+  })
+
+  // A caller that goes away stops the upstream request too.
+  res.on('close', () => {
+    clearTimeout(connectTimer)
+    if (!res.writableFinished) upstreamReq.destroy()
+  })
+  req.pipe(upstreamReq)
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { pino, type Logger } from 'pino'
+import { pinoHttp } from 'pino-http'
+
+// Credentials must never reach a log line, whichever header or body field carries them.
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-flanksource-scope"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.token',
+]
+
+export function createLogger(level: string): Logger {
+  return pino({ level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'lookout' } })
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** The caller's X-Request-Id when it is sane, else a new one; echoed back on the response. */
+export function requestIdOf(req: IncomingMessage, res: ServerResponse): string {
+  const incoming = req.headers['x-request-id']
+  const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+  res.setHeader('X-Request-Id', id)
+  return id
+}
+
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics'])
+
+export function createHttpLogger(logger: Logger) {
+  return pinoHttp({
+    logger,
+    genReqId: requestIdOf,
+    autoLogging: { ignore: (req) => QUIET_PATHS.has(req.url ?? '') || (req.url ?? '').startsWith('/assets/') },
+    customLogLevel: (_req, res, error) => {
+      if (error || res.statusCode >= 500) return 'error'
+      if (res.statusCode >= 400) return 'warn'
+      return 'info'
+    },
+    serializers: {
+      req: (req: { id: string; method: string; url: string }) => ({
+        id: req.id,
+        method: req.method,
+        // Kiosk links carry ?token=…; the value must not be logged.
+        url: req.url.replace(/([?&]token=)[^&]*/gi, '$1[redacted]'),
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  })
+}
