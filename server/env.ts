@@ -84,7 +84,7 @@ export class EnvError extends Error {
 }
 
 /** Parses the environment; a bad value throws an EnvError naming each bad variable. */
-export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   // An empty variable means "not set", as in most shells' `FOO= cmd`.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''))
   const result = EnvSchema.safeParse(cleaned)

@@ -5,7 +5,7 @@ import type { Env } from '#server/env.ts'
 import { SUB_BASES } from '#server/gateway/sub-bases.ts'
 import { createCredentialStore, requireCredentials, type CredentialStore } from './identity/credentials.ts'
 import { createIdentityRouter } from './identity/identity.routes.ts'
-import { createPostgrestRouter } from './postgrest/postgrest-router.ts'
+import { createPostgrestRouter } from './postgrest/router.ts'
 import { createSettingsRouter } from './settings/settings.routes.ts'
 
 export type Backend = {

@@ -71,8 +71,7 @@ export function upstreamFor(subBase: SubBase, env: Env): UpstreamTarget | undefi
   const key = PER_SERVICE_URL[subBase.service]
   const perService = key ? (env[key] as string | undefined) : undefined
   if (perService) {
-    const keepsSegment = subBase.service === 'mission-control'
-    return { url: perService, pathPrefix: keepsSegment ? subBase.base : subBase.base === '/apm/search' ? '/search' : '' }
+    return { url: perService, pathPrefix: subBase.service === 'apm-hub' ? '/search' : '' }
   }
   if (env.LOOKOUT_MODE === 'upstream' && env.BACKEND_URL) {
     if (subBase.service === 'kratos') return { url: env.BACKEND_URL, pathPrefix: '/kratos' }

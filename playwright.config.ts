@@ -1,0 +1,64 @@
+import { mkdtempSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { defineConfig } from '@playwright/test'
+
+/**
+ * Browser tests against the real built server on a fresh database: a new PGlite directory,
+ * or (LOOKOUT_E2E_DATABASE_URL, created by scripts/run-tests.mjs) a new PostgreSQL database.
+ * Every spec runs twice: with JavaScript and without it.
+ */
+export const E2E_PORT = Number(process.env.LOOKOUT_E2E_PORT ?? 4311)
+export const E2E_TOKEN = 'e2e-bootstrap-token-0123456789abcdefghij'
+const dataDir = process.env.LOOKOUT_E2E_DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'lookout-e2e-'))
+process.env.LOOKOUT_E2E_DATA_DIR = dataDir
+
+const chromium = {
+  executablePath: process.env.LOOKOUT_CHROMIUM ?? '/usr/bin/chromium',
+  // Without these, Chromium keeps trying to reach Google's services on this closed network.
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+}
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  outputDir: 'test-results/playwright',
+  fullyParallel: false,
+  workers: 1,
+  retries: process.env.CI ? 1 : 0,
+  timeout: 30_000,
+  reporter: [['list'], ['json']],
+  use: {
+    baseURL: `http://127.0.0.1:${E2E_PORT}`,
+    launchOptions: chromium,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  projects: [
+    { name: 'js', use: { javaScriptEnabled: true } },
+    { name: 'no-js', use: { javaScriptEnabled: false } },
+  ],
+  webServer: {
+    command: `node ${path.join('node_modules', 'tsx', 'dist', 'cli.mjs')} server.ts`,
+    url: `http://127.0.0.1:${E2E_PORT}/readyz`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    env: {
+      NODE_ENV: 'production',
+      PORT: String(E2E_PORT),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      LOOKOUT_DATA_DIR: dataDir,
+      LOOKOUT_BOOTSTRAP_TOKEN: E2E_TOKEN,
+      ...(process.env.LOOKOUT_E2E_DATABASE_URL ? { DATABASE_URL: process.env.LOOKOUT_E2E_DATABASE_URL } : {}),
+    },
+  },
+})

@@ -1,0 +1,102 @@
+// `npm test`: the whole suite, as CI runs it. Unit and HTTP tests (vitest) run twice — on
+// PGlite and on the PostgreSQL server — then the browser tests (Playwright in Debian's
+// Chromium) run against the real built server. Ends with one "N passed, N failed" line.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import pg from 'pg'
+
+const root = path.resolve(import.meta.dirname, '..')
+const results = path.join(root, 'test-results')
+mkdirSync(results, { recursive: true })
+const pgUrl = process.env.LOOKOUT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const chromium = process.env.LOOKOUT_CHROMIUM ?? '/usr/bin/chromium'
+const totals = { passed: 0, failed: 0, skipped: 0 }
+let failedRuns = 0
+
+async function postgresReachable() {
+  const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    await client.query('SELECT 1')
+    return true
+  } catch {
+    return false
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+function run(label, command, args, env) {
+  console.log(`\n=== ${label} ===`)
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } })
+  if (result.status !== 0) failedRuns += 1
+  return result.status === 0
+}
+
+function countVitest(file, label) {
+  if (!existsSync(file)) return console.log(`${label}: no report (the run crashed)`)
+  const report = JSON.parse(readFileSync(file, 'utf8'))
+  const passed = report.numPassedTests ?? 0
+  const failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0)
+  const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
+  totals.passed += passed
+  totals.failed += failed
+  totals.skipped += skipped
+  return `${label}: ${passed} passed, ${failed} failed, ${skipped} skipped`
+}
+
+function countPlaywright(file, label) {
+  if (!existsSync(file)) return `${label}: no report (the run crashed)`
+  const stats = JSON.parse(readFileSync(file, 'utf8')).stats ?? {}
+  const passed = (stats.expected ?? 0) + (stats.flaky ?? 0)
+  const failed = stats.unexpected ?? 0
+  totals.passed += passed
+  totals.failed += failed
+  totals.skipped += stats.skipped ?? 0
+  return `${label}: ${passed} passed, ${failed} failed, ${stats.skipped ?? 0} skipped`
+}
+
+const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs')
+const lines = []
+
+const pgliteReport = path.join(results, 'vitest-pglite.json')
+run('unit and HTTP tests on PGlite', process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${pgliteReport}`], {
+  LOOKOUT_TEST_ENGINE: 'pglite',
+})
+lines.push(countVitest(pgliteReport, 'vitest on PGlite'))
+
+if (await postgresReachable()) {
+  const postgresReport = path.join(results, 'vitest-postgres.json')
+  run('unit and HTTP tests on the PostgreSQL server', process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${postgresReport}`], {
+    LOOKOUT_TEST_ENGINE: 'postgres',
+    LOOKOUT_TEST_PG_URL: pgUrl,
+  })
+  lines.push(countVitest(postgresReport, 'vitest on PostgreSQL'))
+} else {
+  console.error(`PostgreSQL is not reachable at ${pgUrl}: start it (see README) or set LOOKOUT_TEST_PG_URL.`)
+  failedRuns += 1
+  totals.failed += 1
+  lines.push('vitest on PostgreSQL: not run (server unreachable)')
+}
+
+if (existsSync(chromium)) {
+  run('build the console', process.execPath, [path.join(root, 'scripts', 'ensure-build.mjs')], {})
+  const playwrightReport = path.join(results, 'playwright.json')
+  run('browser tests (Playwright, Chromium)', process.execPath, [path.join(root, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
+    LOOKOUT_CHROMIUM: chromium,
+    LOOKOUT_TEST_PG_URL: pgUrl,
+  })
+  lines.push(countPlaywright(playwrightReport, 'playwright'))
+} else {
+  console.error(`Chromium is not installed at ${chromium}: install Debian's chromium package (apt-get install -y chromium).`)
+  failedRuns += 1
+  totals.failed += 1
+  lines.push('playwright: not run (no chromium)')
+}
+
+console.log('\n=== summary ===')
+for (const line of lines) console.log(line)
+console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`)
+process.exit(failedRuns === 0 && totals.failed === 0 ? 0 : 1)

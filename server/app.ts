@@ -1,0 +1,73 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express'
+import type { Logger } from 'pino'
+import type { Db } from '#server/db/client.ts'
+import type { Env } from '#server/env.ts'
+import { createHttpLogger } from '#server/logger.ts'
+import { createGatewayHandler } from '#server/gateway/gateway-router.ts'
+import { createOrganizationResolver } from '#server/gateway/organizations.ts'
+import { sendGatewayError } from '#server/gateway/upstream-proxy.ts'
+import { createMetrics } from '#server/ops/metrics.ts'
+import { mountOperationsEndpoints } from '#server/ops/operations.ts'
+import { cspNonce, securityHeaders } from '#server/ops/security.ts'
+
+export type AppOptions = {
+  env: Env
+  db: Db
+  logger: Logger
+  /** The embedded backend's router (absent when every sub-base is upstream). */
+  embedded?: RequestHandler
+  /** Serves the console's pages and assets; absent in API-only processes and unit tests. */
+  console?: RequestHandler
+  /** Whether migrations have been applied; /readyz answers 503 until then. */
+  isMigrated: () => boolean
+}
+
+/**
+ * Builds the Express app without listening, so tests can drive it with supertest and
+ * server.ts can add Vite or the built console. Middleware order: logging and metrics first
+ * (they see every request), security headers, operations endpoints, the /api gateway (before
+ * any body parser, since it streams bodies), then the console.
+ */
+export function createApp(options: AppOptions): express.Express {
+  const { env, db, logger } = options
+  const app = express()
+  app.disable('x-powered-by')
+  // Behind a TLS-terminating proxy, X-Forwarded-Proto decides req.secure (and Secure cookies).
+  app.set('trust proxy', env.LOOKOUT_TRUST_PROXY ? true : 'loopback')
+
+  const metrics = createMetrics(db)
+  app.use(createHttpLogger(logger))
+  app.use(metrics.middleware)
+  app.use(cspNonce)
+  app.use(
+    securityHeaders({
+      isProduction: env.NODE_ENV === 'production',
+      reportOnly: env.LOOKOUT_CSP_REPORT_ONLY,
+    }),
+  )
+
+  mountOperationsEndpoints(app, { db, metrics, isMigrated: options.isMigrated })
+
+  const gateway = createGatewayHandler({
+    env,
+    embedded: options.embedded,
+    resolveOrganization: createOrganizationResolver(db),
+  })
+  app.use('/api', gateway)
+  // MCP clients are configured with `<backend URL>/mcp`, outside /api.
+  app.use((req, res, next) => {
+    if (req.path === '/mcp' || req.path.startsWith('/mcp/')) {
+      gateway(req, res, next)
+      return
+    }
+    next()
+  })
+
+  if (options.console) app.use(options.console)
+
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    req.log?.error({ err: error }, 'request failed')
+    sendGatewayError(req, res, 500, 'internal', 'Internal Server Error')
+  })
+  return app
+}

@@ -1,0 +1,44 @@
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import { createBackend } from '#server/backend/backend-app.ts'
+import { APP_VERSION, handleShutdown, loadEnvOrExit, localUrl, prepareDatabase } from '#server/boot.ts'
+import { createHttpLogger, createLogger } from '#server/logger.ts'
+import { createMetrics } from '#server/ops/metrics.ts'
+import { mountOperationsEndpoints } from '#server/ops/operations.ts'
+
+/**
+ * The embedded backend alone, serving the platform's paths at its root as Mission Control
+ * does (`/db/...`, `/canary/...`, `/auth/...`). A console started with
+ * LOOKOUT_MODE=upstream BACKEND_URL=<this URL> uses it as its upstream.
+ */
+const env = loadEnvOrExit()
+const logger = createLogger(env.LOG_LEVEL)
+
+async function main(): Promise<void> {
+  const db = await prepareDatabase({ ...env, LOOKOUT_MODE: 'embedded' }, logger)
+  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION })
+  const generatedToken = await backend.credentials.ensureBootstrapToken()
+  const metrics = createMetrics(db)
+
+  const app = express()
+  app.disable('x-powered-by')
+  app.use(createHttpLogger(logger))
+  app.use(metrics.middleware)
+  mountOperationsEndpoints(app, { db, metrics, isMigrated: () => true })
+  app.use(backend.router)
+
+  const server = app.listen(env.PORT, env.HOST)
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve)
+    server.once('error', reject)
+  })
+  const url = localUrl(env.HOST, (server.address() as AddressInfo).port)
+  process.stdout.write(`Lookout backend ${APP_VERSION} listening at ${url} (${db.engine})\n`)
+  if (generatedToken) process.stdout.write(`Admin access token (shown once): ${generatedToken}\n`)
+  handleShutdown({ server, logger, graceMs: env.LOOKOUT_SHUTDOWN_GRACE_MS, onClose: () => db.close() })
+}
+
+main().catch((error: unknown) => {
+  logger.fatal({ err: error }, 'Lookout backend failed to start')
+  process.exit(1)
+})

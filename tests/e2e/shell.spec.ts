@@ -1,0 +1,141 @@
+import { expect, test, type Page } from '@playwright/test'
+import { E2E_TOKEN } from '../../playwright.config.ts'
+
+async function signIn(page: Page, returnTo = '/health'): Promise<void> {
+  await page.goto(returnTo)
+  await expect(page).toHaveURL(/\/login\?return_to=/)
+  await page.getByTestId('login-form').locator('input[name="token"]').fill(E2E_TOKEN)
+  await page.getByTestId('login-form').locator('button[type="submit"]').click()
+  await expect(page).toHaveURL(new RegExp(`${returnTo.replace(/[?]/g, '\\?')}$`))
+}
+
+const ROUTES = [
+  '/topology',
+  '/health',
+  '/incidents',
+  '/catalog',
+  '/catalog/changes',
+  '/catalog/insights',
+  '/catalog/scrapers',
+  '/logs',
+  '/playbooks',
+  '/playbooks/runs',
+  '/applications',
+  '/notifications',
+  '/notifications/rules',
+  '/notifications/silences',
+  '/notifications/silences/add',
+  '/settings/connections',
+  '/settings/permissions',
+  '/settings/users',
+  '/settings/jobs',
+  '/settings/feature-flags',
+  '/settings/event-queue-status',
+  '/settings/agents',
+  '/settings/tokens',
+  '/settings/integrations',
+  '/settings/views',
+  '/settings/log-backends',
+  '/settings/canaries',
+  '/profile-settings',
+]
+
+test.describe('console shell', () => {
+  test('sends an anonymous visitor to sign in and back to the page they wanted', async ({ page }) => {
+    await page.goto('/incidents?status=open')
+    await expect(page).toHaveURL(/\/login\?return_to=%2Fincidents%3Fstatus%3Dopen/)
+    await expect(page.getByRole('heading', { name: 'Sign In to your account' })).toBeVisible()
+
+    await page.getByTestId('login-form').locator('input[name="token"]').fill('not-the-token')
+    await page.getByTestId('login-form').locator('button[type="submit"]').click()
+    await expect(page.getByTestId('login-form')).toContainText('Invalid access token')
+
+    await page.getByTestId('login-form').locator('input[name="token"]').fill(E2E_TOKEN)
+    await page.getByTestId('login-form').locator('button[type="submit"]').click()
+    await expect(page).toHaveURL(/\/incidents\?status=open$/)
+    await expect(page.getByTestId('page-title')).toHaveText(/Incidents/)
+  })
+
+  test('renders the layout: sidebar, top bar, redirects and 404', async ({ page }, testInfo) => {
+    await signIn(page)
+    const sidebar = page.getByTestId('sidebar')
+    for (const name of ['dashboard', 'health', 'incidents', 'catalog', 'logs', 'playbooks', 'applications']) {
+      await expect(sidebar.getByTestId(`nav-${name}`)).toBeVisible()
+    }
+    await expect(page.getByTestId('topbar')).toBeVisible()
+    await expect(page.getByTestId('notifications-bell')).toHaveAttribute('href', '/notifications')
+    await expect(page.getByTestId('refresh')).toBeVisible()
+    await page.screenshot({ path: testInfo.outputPath('shell.png'), fullPage: true })
+
+    await page.goto('/')
+    await expect(page).toHaveURL(/\/topology$/)
+    await page.goto('/configs')
+    await expect(page).toHaveURL(/\/catalog$/)
+
+    const missing = await page.goto('/no/such/page')
+    expect(missing?.status()).toBe(404)
+    await expect(page.getByTestId('not-found')).toBeVisible()
+  })
+
+  test('every route of the route map renders inside the shell', async ({ page }) => {
+    await signIn(page)
+    for (const route of ROUTES) {
+      const response = await page.goto(route)
+      expect(response?.status(), route).toBe(200)
+      await expect(page.getByTestId('page-title'), route).toBeVisible()
+      await expect(page.getByTestId('error-view'), route).toHaveCount(0)
+    }
+  })
+
+  test('keeps the sidebar collapsed across reloads', async ({ page }) => {
+    await signIn(page)
+    const sidebar = page.getByTestId('sidebar')
+    const expandedWidth = (await sidebar.boundingBox())!.width
+    await page.getByTestId('sidebar-toggle').click()
+    await expect.poll(async () => (await sidebar.boundingBox())!.width).toBeLessThan(expandedWidth)
+    await page.reload()
+    expect((await page.getByTestId('sidebar').boundingBox())!.width).toBeLessThan(expandedWidth)
+    await page.getByTestId('sidebar-toggle').click()
+    await expect.poll(async () => (await page.getByTestId('sidebar').boundingBox())!.width).toBe(expandedWidth)
+  })
+
+  test('hides a feature disabled by a property, and its settings children', async ({ page, request }) => {
+    const headers = { Authorization: `Bearer ${E2E_TOKEN}`, 'Content-Type': 'application/json' }
+    const created = await request.post('/api/db/properties', { headers, data: { name: 'incidents.disable', value: 'true' } })
+    expect(created.status()).toBe(201)
+    try {
+      await signIn(page)
+      await expect(page.getByTestId('nav-incidents')).toHaveCount(0)
+      await expect(page.getByTestId('nav-health')).toBeVisible()
+      const disabled = await page.goto('/incidents')
+      expect(disabled?.status()).toBe(404)
+    } finally {
+      const removed = await request.delete('/api/db/properties?name=eq.incidents.disable', { headers })
+      expect(removed.ok()).toBe(true)
+    }
+  })
+
+  test('signs out back to the sign-in page', async ({ page }) => {
+    await signIn(page, '/catalog')
+    await page.getByTestId('sign-out').click()
+    await expect(page).toHaveURL(/\/login/)
+    await page.goto('/health')
+    await expect(page).toHaveURL(/\/login\?return_to=%2Fhealth/)
+  })
+})
+
+test.describe('API through the browser-facing gateway', () => {
+  test('serves demo checks with the bootstrap token and 401 JSON without it', async ({ request }) => {
+    const checks = await request.get('/api/db/checks?select=id,name,namespace&deleted_at=is.null', {
+      headers: { Authorization: `Bearer ${E2E_TOKEN}` },
+    })
+    expect(checks.status()).toBe(200)
+    const rows = (await checks.json()) as { namespace: string }[]
+    expect(rows.length).toBeGreaterThanOrEqual(50)
+    expect(new Set(rows.map((row) => row.namespace)).size).toBeGreaterThanOrEqual(4)
+
+    const anonymous = await request.get('/api/db/checks')
+    expect(anonymous.status()).toBe(401)
+    expect(await anonymous.json()).toEqual({ error: 'unauthorized', message: 'Not logged in' })
+  })
+})

@@ -1,0 +1,23 @@
+import { createApp } from '#server/app.ts'
+import { createBackend } from '#server/backend/backend-app.ts'
+import type { Db } from '#server/db/client.ts'
+import { parseEnv, type Env } from '#server/env.ts'
+import { createLogger } from '#server/logger.ts'
+import { APP_VERSION } from '#server/boot.ts'
+
+export const TEST_TOKEN = 'test-bootstrap-token-0123456789abcdef'
+
+export function testEnv(overrides: Record<string, string> = {}): Env {
+  return parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'silent', LOOKOUT_BOOTSTRAP_TOKEN: TEST_TOKEN, ...overrides })
+}
+
+/** The console process's Express app (gateway + embedded backend), without pages. */
+export function createTestApp(db: Db, overrides: Record<string, string> = {}) {
+  const env = testEnv(overrides)
+  const logger = createLogger('silent')
+  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION })
+  const app = createApp({ env, db, logger, embedded: backend.router, isMigrated: () => true })
+  return { app, env, backend }
+}
+
+export const bearer = { Authorization: `Bearer ${TEST_TOKEN}` }
