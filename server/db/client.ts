@@ -34,9 +34,8 @@ export async function createPostgresDb(connectionString: string, options: { max?
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
     application_name: 'lookout',
-  })
-  pool.on('connect', (client) => {
-    client.query(SESSION_SETUP).catch(() => undefined)
+    // Set as a startup parameter: a query on 'connect' would race the caller's first query.
+    options: '-c TimeZone=UTC',
   })
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined)
