@@ -1,0 +1,61 @@
+import { Form, Link, useLocation } from '@remix-run/react'
+import { ChevronDown, LogOut, User } from 'lucide-react'
+import {
+  DropdownMenu,
+  DropdownMenuContent,
+  DropdownMenuLabel,
+  DropdownMenuSeparator,
+  DropdownMenuTrigger,
+  dropdownMenuItemClassName,
+} from '#app/components/ui/dropdown-menu.tsx'
+
+export type UserMenuProps = {
+  name: string
+  email?: string
+  frontendVersion: string
+  backendVersion: string | null
+}
+
+function getInitials(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean)
+  const initials = parts.length > 1 ? `${parts[0]![0]}${parts[parts.length - 1]![0]}` : (parts[0]?.slice(0, 2) ?? '?')
+  return initials.toUpperCase()
+}
+
+export function UserMenu({ name, email, frontendVersion, backendVersion }: UserMenuProps) {
+  const location = useLocation()
+  return (
+    <DropdownMenu data-testid="user-menu">
+      <DropdownMenuTrigger aria-label={`User menu for ${name}`}>
+        <span aria-hidden="true" className="flex size-7 items-center justify-center rounded-full bg-secondary text-xs font-semibold text-secondary-foreground">
+          {getInitials(name)}
+        </span>
+        <span className="max-w-40 truncate">{name}</span>
+        <ChevronDown aria-hidden="true" className="size-3.5 text-muted-foreground" />
+      </DropdownMenuTrigger>
+      <DropdownMenuContent className="w-64">
+        <DropdownMenuLabel>
+          <span className="block truncate">Hi {name}</span>
+          {email ? <span className="block truncate text-xs font-normal text-muted-foreground">{email}</span> : null}
+        </DropdownMenuLabel>
+        <DropdownMenuSeparator />
+        <Link to="/profile-settings" className={dropdownMenuItemClassName}>
+          <User aria-hidden="true" />
+          Your Profile
+        </Link>
+        <DropdownMenuSeparator />
+        <p className="px-2 py-1 text-xs text-muted-foreground">
+          Frontend: {frontendVersion}, Backend: {backendVersion ?? 'NA'}
+        </p>
+        <DropdownMenuSeparator />
+        <Form method="post" action="/logout">
+          <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
+          <button type="submit" data-testid="sign-out" className={dropdownMenuItemClassName}>
+            <LogOut aria-hidden="true" />
+            Sign out
+          </button>
+        </Form>
+      </DropdownMenuContent>
+    </DropdownMenu>
+  )
+}

@@ -1,0 +1,59 @@
+import { PassThrough } from 'node:stream'
+import { createReadableStreamFromReadable, type AppLoadContext, type EntryContext, type HandleErrorFunction } from '@remix-run/node'
+import { RemixServer } from '@remix-run/react'
+import { isbot } from 'isbot'
+import { renderToPipeableStream } from 'react-dom/server'
+import { consoleLog } from './lib/log.server.ts'
+import { NonceProvider } from './lib/nonce-provider.ts'
+
+/** How long a streamed response may wait on pending data before React gives up on it. */
+export const streamTimeout = 10_000
+
+export default function handleRequest(
+  request: Request,
+  responseStatusCode: number,
+  responseHeaders: Headers,
+  remixContext: EntryContext,
+  loadContext: AppLoadContext,
+): Promise<Response> {
+  // Crawlers and no-JS readers get the whole document at once; browsers get the shell first.
+  const waitForAll = isbot(request.headers.get('user-agent') ?? '') || remixContext.isSpaMode
+  const nonce = loadContext?.cspNonce ?? ''
+
+  return new Promise((resolve, reject) => {
+    let didError = false
+    const { pipe, abort } = renderToPipeableStream(
+      <NonceProvider value={nonce}>
+        <RemixServer context={remixContext} url={request.url} nonce={nonce} />
+      </NonceProvider>,
+      {
+        nonce,
+        [waitForAll ? 'onAllReady' : 'onShellReady']() {
+          const body = new PassThrough()
+          responseHeaders.set('Content-Type', 'text/html; charset=utf-8')
+          resolve(
+            new Response(createReadableStreamFromReadable(body), {
+              headers: responseHeaders,
+              status: didError ? 500 : responseStatusCode,
+            }),
+          )
+          pipe(body)
+        },
+        onShellError(error: unknown) {
+          reject(error)
+        },
+        onError(error: unknown) {
+          didError = true
+          consoleLog.error({ err: error }, 'render failed')
+        },
+      },
+    )
+    setTimeout(abort, streamTimeout + 1000)
+  })
+}
+
+export const handleError: HandleErrorFunction = (error, { request }) => {
+  // Aborted requests (the browser navigated away) are not errors worth a log line.
+  if (request.signal.aborted) return
+  consoleLog.error({ err: error, url: new URL(request.url).pathname }, 'unhandled loader, action or render error')
+}

@@ -1,0 +1,108 @@
+import { apiJson, GatewayError, type ApiArgs } from './gateway.server.ts'
+import { hasAccess, type SessionInfo } from './access.ts'
+import type { RouteGuard } from './route-handle.ts'
+import { getSwitchedOffNames, isFeatureDisabled, type Property } from './features.ts'
+import type { SidebarView } from './navigation.ts'
+import { consoleLog } from './log.server.ts'
+
+/**
+ * The layout and the page loaders run side by side and each needs whoami and the properties.
+ * Memoising on the Request object keeps it to one API call per browser request without any
+ * state that could outlive that request.
+ */
+const memo = new WeakMap<Request, Map<string, Promise<unknown>>>()
+
+function once<T>(request: Request, key: string, load: () => Promise<T>): Promise<T> {
+  let entries = memo.get(request)
+  if (!entries) {
+    entries = new Map()
+    memo.set(request, entries)
+  }
+  let pending = entries.get(key) as Promise<T> | undefined
+  if (!pending) {
+    pending = load()
+    entries.set(key, pending)
+  }
+  return pending
+}
+
+/**
+ * A thrown JSON Response reaches the error boundary as `isRouteErrorResponse` with its body
+ * parsed, and sets the HTTP status of a document request.
+ */
+export function errorResponse(status: number, body: Record<string, unknown>): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } })
+}
+
+/** Turns an API failure into a status-carrying Response the error boundary can show in production. */
+export function toErrorResponse(error: unknown): unknown {
+  if (error instanceof GatewayError) {
+    return errorResponse(error.status >= 400 ? error.status : 502, { message: error.message })
+  }
+  return error
+}
+
+type WhoamiBody = { payload?: { user?: SessionInfo['user']; roles?: string[] | null; permissions?: SessionInfo['permissions'] | null } }
+
+/** whoami, or a thrown redirect to sign-in on 401 (the gateway does that). */
+export function requireSessionInfo(args: ApiArgs): Promise<SessionInfo> {
+  return once(args.request, 'whoami', async () => {
+    try {
+      const { data: body } = await apiJson<WhoamiBody>(args, '/auth/whoami')
+      const payload = body?.payload
+      if (!payload?.user?.id) throw new GatewayError(502, 'The session information was incomplete.', 'http', body)
+      return {
+        user: payload.user,
+        roles: Array.isArray(payload.roles) ? [...new Set(payload.roles)] : [],
+        permissions: Array.isArray(payload.permissions) ? payload.permissions : [],
+      }
+    } catch (error) {
+      throw toErrorResponse(error)
+    }
+  })
+}
+
+/** Properties, or none when the API cannot answer: the console then shows every feature. */
+export function getProperties(args: ApiArgs): Promise<Property[]> {
+  return once(args.request, 'properties', async () => {
+    try {
+      const { data: body } = await apiJson<unknown>(args, '/properties')
+      return Array.isArray(body) ? (body as Property[]) : []
+    } catch (error) {
+      if (error instanceof Response) throw error
+      consoleLog.warn({ err: error }, 'properties could not be loaded; treating every feature as enabled')
+      return []
+    }
+  })
+}
+
+const SIDEBAR_VIEWS_PATH = '/db/views_summary?sidebar=eq.true&order=ordinal.asc,title.asc&select=id,name,namespace,title,icon'
+
+/** Custom views flagged for the sidebar; an empty list when the data API cannot answer. */
+export async function getSidebarViews(args: ApiArgs): Promise<SidebarView[]> {
+  try {
+    const { data: body } = await apiJson<unknown>(args, SIDEBAR_VIEWS_PATH)
+    return Array.isArray(body) ? (body as SidebarView[]) : []
+  } catch (error) {
+    if (error instanceof Response) throw error
+    consoleLog.warn({ err: error }, 'sidebar views could not be loaded; showing none')
+    return []
+  }
+}
+
+export const FEATURE_DISABLED = 'feature-disabled'
+
+/**
+ * Throws the answer a page gives when it should not render: sign-in for no session, 404 for a
+ * switched-off feature (its pages are meant not to exist), 403 without the permission.
+ */
+export async function requireAccess(args: ApiArgs, guard: RouteGuard): Promise<SessionInfo> {
+  const [session, properties] = await Promise.all([requireSessionInfo(args), getProperties(args)])
+  if (guard.feature && isFeatureDisabled(guard.feature, getSwitchedOffNames(properties))) {
+    throw errorResponse(404, { reason: FEATURE_DISABLED, feature: guard.feature })
+  }
+  if (guard.resource && !hasAccess(session, guard.resource, guard.access ?? 'read')) {
+    throw errorResponse(403, { message: 'You do not have permission to access this page' })
+  }
+  return session
+}

@@ -1,0 +1,20 @@
+import type { LoaderFunctionArgs } from '@remix-run/node'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { NotBuilt } from '#app/components/not-built.tsx'
+import type { RouteHandle } from '#app/lib/route-handle.ts'
+import { requireAccess } from '#app/lib/session.server.ts'
+
+export const handle = { title: 'Catalog Item Relationships', feature: 'config', resource: 'database' } satisfies RouteHandle
+
+export async function loader(args: LoaderFunctionArgs) {
+  await requireAccess(args, handle)
+  return null
+}
+
+export default function CatalogItemRelationshipsRoute() {
+  return <NotBuilt title="Catalog Item Relationships" capability="The items this one is related to, incoming and outgoing, as a graph and a table." />
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

@@ -1,0 +1,108 @@
+import type { LoaderFunctionArgs } from '@remix-run/node'
+import { Outlet, useLoaderData, useLocation, useMatches, useNavigation, useRouteLoaderData, type ShouldRevalidateFunction } from '@remix-run/react'
+import { Hourglass } from 'lucide-react'
+import { ErrorView, GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Sidebar, SIDEBAR_ACTION, useSidebarCollapsed } from '#app/components/app-shell/sidebar.tsx'
+import { TopBar } from '#app/components/app-shell/top-bar.tsx'
+import { buttonVariants } from '#app/components/ui/button.tsx'
+import { cn } from '#app/lib/cn.ts'
+import { getSwitchedOffNames } from '#app/lib/features.ts'
+import { apiJson } from '#app/lib/gateway.server.ts'
+import { buildSidebar } from '#app/lib/navigation.ts'
+import { getRouteTitle } from '#app/lib/route-handle.ts'
+import { getProperties, getSidebarViews, requireSessionInfo } from '#app/lib/session.server.ts'
+import { getSidebarCollapsed } from '#app/lib/sidebar-cookie.server.ts'
+import type { loader as rootLoader } from '#app/root.tsx'
+
+async function getBackendVersion(args: LoaderFunctionArgs): Promise<string | null> {
+  try {
+    const { data } = await apiJson<{ appVersion?: unknown }>(args, '/about')
+    return typeof data?.appVersion === 'string' && data.appVersion ? data.appVersion : null
+  } catch (error) {
+    if (error instanceof Response) throw error
+    return null
+  }
+}
+
+export async function loader(args: LoaderFunctionArgs) {
+  const [session, properties, views, backendVersion, collapsed] = await Promise.all([
+    requireSessionInfo(args),
+    getProperties(args),
+    getSidebarViews(args),
+    getBackendVersion(args),
+    getSidebarCollapsed(args.request),
+  ])
+  const sidebar = buildSidebar({ session, switchedOff: getSwitchedOffNames(properties), views })
+  return {
+    user: { name: session.user.name || session.user.email || 'Signed in', email: session.user.email },
+    backendVersion,
+    sidebar,
+    collapsed,
+  }
+}
+
+/** The sidebar toggle already shows its result; re-reading whoami for it would be waste. */
+export const shouldRevalidate: ShouldRevalidateFunction = ({ formAction, defaultShouldRevalidate }) =>
+  formAction === SIDEBAR_ACTION ? false : defaultShouldRevalidate
+
+export default function ConsoleLayout() {
+  const { user, backendVersion, sidebar, collapsed: collapsedFromCookie } = useLoaderData<typeof loader>()
+  const rootData = useRouteLoaderData<typeof rootLoader>('root')
+  const matches = useMatches()
+  const navigation = useNavigation()
+  const collapsed = useSidebarCollapsed(collapsedFromCookie)
+  const title = getRouteTitle(matches) ?? 'Lookout'
+
+  return (
+    <div className="flex min-h-screen">
+      <Sidebar sidebar={sidebar} collapsed={collapsed} />
+      <div className="flex min-w-0 flex-1 flex-col">
+        <TopBar
+          title={title}
+          user={{ ...user, frontendVersion: rootData?.publicEnv.frontendVersion ?? 'dev', backendVersion }}
+        />
+        <main
+          id="main"
+          aria-busy={navigation.state === 'loading'}
+          className={cn('flex-1 transition-opacity', navigation.state === 'loading' && 'opacity-70')}
+        >
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  )
+}
+
+/**
+ * Only the layout's own failures land here (pages have their own boundary), and the layout
+ * only fails when whoami does. A 404 or 5xx from whoami means the backend is not ready
+ * (spec 000 §8, "provisioning"), so say that and offer a retry instead of a bare error.
+ */
+function BackendNotReady({ message }: { message: string }) {
+  const location = useLocation()
+  return (
+    <main id="main" className="min-h-screen">
+      <ErrorView
+        title="The console cannot reach its backend yet"
+        message={`${message} It may still be starting; try again in a moment.`}
+        icon={<Hourglass aria-hidden="true" className="size-10 text-warning" />}
+        action={
+          <a href={`${location.pathname}${location.search}`} className={buttonVariants({ variant: 'outline', size: 'sm' })}>
+            Try again
+          </a>
+        }
+      />
+    </main>
+  )
+}
+
+const notReady = ({ error }: { error: { data: unknown; statusText: string } }) => {
+  const body = error.data as { message?: unknown } | null
+  return <BackendNotReady message={typeof body?.message === 'string' ? body.message : error.statusText || 'No answer from the backend.'} />
+}
+
+export function ErrorBoundary() {
+  return (
+    <GeneralErrorBoundary statusHandlers={{ 404: notReady, 500: notReady, 502: notReady, 503: notReady, 504: notReady }} />
+  )
+}
