@@ -66,7 +66,8 @@ run('unit and HTTP tests on PGlite', process.execPath, [vitest, 'run', '--report
 })
 lines.push(countVitest(pgliteReport, 'vitest on PGlite'))
 
-if (await postgresReachable()) {
+const pgReachable = await postgresReachable()
+if (pgReachable) {
   const postgresReport = path.join(results, 'vitest-postgres.json')
   run('unit and HTTP tests on the PostgreSQL server', process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${postgresReport}`], {
     LOOKOUT_TEST_ENGINE: 'postgres',
@@ -80,15 +81,46 @@ if (await postgresReachable()) {
   lines.push('vitest on PostgreSQL: not run (server unreachable)')
 }
 
+async function createDatabase() {
+  const name = `lookout_e2e_${Date.now().toString(36)}`
+  const admin = new pg.Client({ connectionString: pgUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(pgUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: pgUrl })
+      await client.connect()
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await client.end()
+    },
+  }
+}
+
+function runPlaywright(label, engineEnv) {
+  const report = path.join(results, `playwright-${label}.json`)
+  run(`browser tests on ${label} (Playwright, Chromium, JS on and off)`, process.execPath, [path.join(root, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+    LOOKOUT_CHROMIUM: chromium,
+    ...engineEnv,
+  })
+  lines.push(countPlaywright(report, `playwright on ${label}`))
+}
+
 if (existsSync(chromium)) {
   run('build the console', process.execPath, [path.join(root, 'scripts', 'ensure-build.mjs')], {})
-  const playwrightReport = path.join(results, 'playwright.json')
-  run('browser tests (Playwright, Chromium)', process.execPath, [path.join(root, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'], {
-    PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
-    LOOKOUT_CHROMIUM: chromium,
-    LOOKOUT_TEST_PG_URL: pgUrl,
-  })
-  lines.push(countPlaywright(playwrightReport, 'playwright'))
+  runPlaywright('PGlite', {})
+  if (pgReachable) {
+    const database = await createDatabase()
+    try {
+      runPlaywright('PostgreSQL', { LOOKOUT_E2E_DATABASE_URL: database.url })
+    } finally {
+      await database.drop()
+    }
+  }
 } else {
   console.error(`Chromium is not installed at ${chromium}: install Debian's chromium package (apt-get install -y chromium).`)
   failedRuns += 1
