@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import pg from 'pg'
 import type { PGlite, Transaction as PGliteTransaction } from '@electric-sql/pglite'
 
@@ -75,9 +77,21 @@ export async function createPostgresDb(connectionString: string, options: { max?
   }
 }
 
-export async function createPGliteDb(dataDir: string | undefined): Promise<Db> {
+function isEmptyDataDir(dataDir: string): boolean {
+  return !existsSync(path.join(dataDir, 'PG_VERSION'))
+}
+
+/**
+ * `template`: a packed data directory (see pglite-template.ts) used only when `dataDir` holds
+ * no database yet.
+ */
+/** PGlite can also pack its whole data directory as a gzipped tarball. */
+export type PGliteDb = Db & { dumpDataDir(): Promise<Blob> }
+
+export async function createPGliteDb(dataDir: string | undefined, template?: Blob): Promise<PGliteDb> {
   const { PGlite } = await import('@electric-sql/pglite')
-  const instance: PGlite = dataDir ? await PGlite.create(dataDir) : await PGlite.create()
+  const loadDataDir = template && (!dataDir || isEmptyDataDir(dataDir)) ? template : undefined
+  const instance: PGlite = dataDir ? await PGlite.create(dataDir, { loadDataDir }) : await PGlite.create({ loadDataDir })
   await instance.exec(SESSION_SETUP)
 
   const wrap = (client: PGlite | PGliteTransaction): Queryable => ({
@@ -98,6 +112,7 @@ export async function createPGliteDb(dataDir: string | undefined): Promise<Db> {
     exec: root.exec,
     transaction: (fn) => instance.transaction((tx) => fn(wrap(tx))),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    dumpDataDir: () => instance.dumpDataDir('gzip') as Promise<Blob>,
     async close() {
       if (closed) return
       closed = true
@@ -106,7 +121,12 @@ export async function createPGliteDb(dataDir: string | undefined): Promise<Db> {
   }
 }
 
-export async function openDatabase(config: { databaseUrl?: string; dataDir?: string; poolMax?: number }): Promise<Db> {
+export async function openDatabase(config: {
+  databaseUrl?: string
+  dataDir?: string
+  poolMax?: number
+  pgliteTemplate?: Blob
+}): Promise<Db> {
   if (config.databaseUrl) return createPostgresDb(config.databaseUrl, { max: config.poolMax })
-  return createPGliteDb(config.dataDir)
+  return createPGliteDb(config.dataDir, config.pgliteTemplate)
 }
