@@ -5,6 +5,7 @@ import type { Env } from '#server/env.ts'
 import { createHttpLogger } from '#server/logger.ts'
 import { createGatewayHandler } from '#server/gateway/gateway-router.ts'
 import { createOrganizationResolver } from '#server/gateway/organizations.ts'
+import { createUpstreamFastPath } from '#server/gateway/upstream-fast-path.ts'
 import { sendGatewayError } from '#server/gateway/upstream-proxy.ts'
 import { createMetrics } from '#server/ops/metrics.ts'
 import { mountOperationsEndpoints } from '#server/ops/operations.ts'
@@ -36,6 +37,10 @@ export function createApp(options: AppOptions): express.Express {
   app.set('trust proxy', env.LOOKOUT_TRUST_PROXY ? true : 'loopback')
 
   const metrics = createMetrics(db)
+  const upstreamFastPath = createUpstreamFastPath({ env, metrics, logger })
+  app.use((req, res, next) => {
+    if (!upstreamFastPath(req, res)) next()
+  })
   app.use(createHttpLogger(logger))
   app.use(metrics.middleware)
   app.use(cspNonce)

@@ -64,6 +64,8 @@ export function createGatewayHandler(options: GatewayOptions): RequestHandler {
               path: `${subBase.service === 'kratos' ? '/kratos' : subBase.base}${rest}`,
               authorization: route.direct && route.bearerToken ? `Bearer ${route.bearerToken}` : undefined,
               service: `organization ${organization}`,
+              protocol: req.protocol,
+              requestId: String(req.id),
             },
             proxyOptions,
           )
@@ -73,7 +75,12 @@ export function createGatewayHandler(options: GatewayOptions): RequestHandler {
 
       const upstream = upstreamFor(subBase, env)
       if (upstream) {
-        proxyRequest(req, res, { url: upstream.url, path: `${upstream.pathPrefix}${rest}`, service: subBase.service }, proxyOptions)
+        proxyRequest(
+          req,
+          res,
+          { url: upstream.url, path: `${upstream.pathPrefix}${rest}`, service: subBase.service, protocol: req.protocol, requestId: String(req.id) },
+          proxyOptions,
+        )
         return
       }
       if (!embedded) {

@@ -1,6 +1,6 @@
 import http from 'node:http'
 import https from 'node:https'
-import type { Request, Response } from 'express'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and are never forwarded.
 const HOP_BY_HOP = new Set([
@@ -28,13 +28,16 @@ export type ProxyTarget = {
   /** Replaces the caller's Authorization (hosted direct mode). */
   authorization?: string
   service: string
+  /** How the caller reached us ('http' or 'https', after trusted proxies). */
+  protocol: string
+  requestId?: string
 }
 
 // Keep-alive pools: a new TCP connection per request would dominate the proxy's cost.
 const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 })
 const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 })
 
-function wantsHtml(req: Request): boolean {
+function wantsHtml(req: IncomingMessage): boolean {
   const accept = req.headers.accept ?? ''
   return accept.includes('text/html') && !accept.includes('application/json')
 }
@@ -44,29 +47,34 @@ function escapeHtml(text: string): string {
 }
 
 /** The gateway's own error answer: JSON for clients, a readable page for a browser tab. */
-export function sendGatewayError(req: Request, res: Response, status: number, error: string, message: string): void {
+export function sendGatewayError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  error: string,
+  message: string,
+): void {
   if (res.headersSent) {
     res.destroy()
     return
   }
   if (wantsHtml(req)) {
-    res
-      .status(status)
-      .type('html')
-      .send(
+    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' })
+    res.end(
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status} | Lookout</title>` +
           `<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2937}` +
           `h1{font-size:1.5rem}code{background:#f3f4f6;padding:.1rem .3rem;border-radius:.25rem}</style></head>` +
           `<body><h1>The service behind this page is not answering</h1><p>${escapeHtml(message)}</p>` +
           `<p>Error <code>${escapeHtml(error)}</code>, status ${status}. Try again in a moment; if it persists, ` +
           `check that the backend is running.</p><p><a href="/">Back to the console</a></p></body></html>`,
-      )
+    )
     return
   }
-  res.status(status).json({ error, message })
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
+  res.end(JSON.stringify({ error, message }))
 }
 
-function forwardedHeaders(req: Request, target: ProxyTarget, upstreamHost: string): http.OutgoingHttpHeaders {
+function forwardedHeaders(req: IncomingMessage, target: ProxyTarget, upstreamHost: string): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {}
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || name === 'host') continue
@@ -75,12 +83,11 @@ function forwardedHeaders(req: Request, target: ProxyTarget, upstreamHost: strin
   const remote = req.socket.remoteAddress ?? ''
   const priorFor = req.headers['x-forwarded-for']
   headers['x-forwarded-for'] = priorFor ? `${String(priorFor)}, ${remote}` : remote
-  headers['x-forwarded-proto'] = req.protocol
+  headers['x-forwarded-proto'] = target.protocol
   headers['x-forwarded-host'] = req.headers['x-forwarded-host'] ?? req.headers.host ?? ''
   headers.host = upstreamHost
   if (target.authorization) headers.authorization = target.authorization
-  const requestId = req.headers['x-request-id'] ?? req.id
-  if (requestId) headers['x-request-id'] = String(requestId)
+  if (target.requestId) headers['x-request-id'] = target.requestId
   return headers
 }
 
@@ -89,7 +96,7 @@ function forwardedHeaders(req: Request, target: ProxyTarget, upstreamHost: strin
  * buffering. An upstream that refuses, resets or stays silent past the timeouts becomes a
  * 502/504 from the gateway — a caller never hangs.
  */
-export function proxyRequest(req: Request, res: Response, target: ProxyTarget, options: ProxyOptions): void {
+export function proxyRequest(req: IncomingMessage, res: ServerResponse, target: ProxyTarget, options: ProxyOptions): void {
   const base = new URL(target.url)
   const client = base.protocol === 'https:' ? https : http
   const upstreamPath = `${base.pathname.replace(/\/$/, '')}${target.path}`
@@ -141,7 +148,7 @@ export function proxyRequest(req: Request, res: Response, target: ProxyTarget, o
       return
     }
     finished = true
-    res.status(upstreamRes.statusCode ?? 502)
+    res.statusCode = upstreamRes.statusCode ?? 502
     for (const [name, value] of Object.entries(upstreamRes.headers)) {
       if (value === undefined || HOP_BY_HOP.has(name)) continue
       res.setHeader(name, value)

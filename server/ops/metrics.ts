@@ -6,6 +6,7 @@ import { findSubBase } from '#server/gateway/sub-bases.ts'
 export type Metrics = {
   registry: Registry
   middleware: (req: Request, res: Response, next: NextFunction) => void
+  observe(method: string, route: string, status: number, seconds: number): void
 }
 
 /**
@@ -63,14 +64,18 @@ export function createMetrics(db: Db): Metrics {
     },
   })
 
+  const observe = (method: string, route: string, status: number, seconds: number) => {
+    const labels = { method, route, status: String(status) }
+    duration.observe(labels, seconds)
+    requests.inc(labels)
+  }
   return {
     registry,
+    observe,
     middleware(req, res, next) {
       const start = process.hrtime.bigint()
       res.on('finish', () => {
-        const labels = { method: req.method, route: routeLabel(req.originalUrl.split('?')[0] ?? '/'), status: String(res.statusCode) }
-        duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9)
-        requests.inc(labels)
+        observe(req.method, routeLabel(req.originalUrl.split('?')[0] ?? '/'), res.statusCode, Number(process.hrtime.bigint() - start) / 1e9)
       })
       next()
     },

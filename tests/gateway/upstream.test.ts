@@ -186,6 +186,10 @@ describe('upstream timeouts and streaming', () => {
     expect(response.headers['x-seen-forwarded-proto']).toBe('http')
     expect(response.headers['x-seen-forwarded-host']).toBe('console.example.org')
     expect(response.headers['x-seen-forwarded-for']).toContain('127.0.0.1')
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    expect(response.headers['x-content-type-options']).toBe('nosniff')
+    const metrics = await request(app).get('/metrics')
+    expect(metrics.text).toMatch(/lookout_http_requests_total\{method="POST",route="\/api\/db",status="200"\} 1/)
   })
 
   it('delivers the first chunk before the upstream has finished', async () => {
