@@ -2,4 +2,4 @@ import { buildTemplate } from './pglite-template.ts'
 
 const started = Date.now()
 const file = await buildTemplate()
-console.log(`PGlite template ready: ${file} (${Date.now() - started} ms)`)
+process.stdout.write(`PGlite template ready: ${file} (${Date.now() - started} ms)\n`)
