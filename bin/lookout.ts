@@ -1,0 +1,164 @@
+#!/usr/bin/env tsx
+/**
+ * lookout — apply Canary resources from YAML to a running Lookout.
+ *
+ *   lookout apply -f canary.yaml        (a file, or a folder: every .yaml/.yml/.json inside, recursively)
+ *   lookout delete -f canary.yaml       (soft-deletes the canaries the files name)
+ *   lookout get canaries [-n namespace] [-o yaml]
+ *
+ * Reads LOOKOUT_URL (default http://127.0.0.1:3000) and LOOKOUT_TOKEN (sent as a bearer token).
+ * Files are validated locally first, so a bad spec fails with its file and field path before
+ * anything is sent; the server validates again and answers 400 with the same paths.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { CanaryValidationError, parseCanaryText, type CanaryInput } from '../server/backend/health/canary-document.ts'
+
+const USAGE = `usage:
+  lookout apply -f <file|folder>
+  lookout delete -f <file|folder>
+  lookout get canaries [-n <namespace>] [-o yaml|json]
+
+environment: LOOKOUT_URL (default http://127.0.0.1:3000), LOOKOUT_TOKEN (bearer token)`
+
+class CliError extends Error {}
+
+// A CLI's output is its interface, so it writes to stdout directly rather than through a logger.
+const print = (line: string) => void process.stdout.write(`${line}\n`)
+
+function option(args: string[], ...names: string[]): string | undefined {
+  const index = args.findIndex((arg) => names.includes(arg))
+  if (index === -1) return undefined
+  const value = args[index + 1]
+  if (!value || value.startsWith('-')) throw new CliError(`${args[index]} needs a value`)
+  return value
+}
+
+async function filesUnder(target: string): Promise<string[]> {
+  const info = await stat(target).catch(() => null)
+  if (!info) throw new CliError(`${target}: no such file or folder`)
+  if (info.isFile()) return [target]
+  const files: string[] = []
+  for (const entry of (await readdir(target, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    const full = path.join(target, entry.name)
+    if (entry.isDirectory()) files.push(...(await filesUnder(full)))
+    else if (/\.(ya?ml|json)$/i.test(entry.name)) files.push(full)
+  }
+  return files
+}
+
+async function readCanaries(target: string): Promise<{ file: string; inputs: CanaryInput[] }[]> {
+  const files = await filesUnder(target)
+  if (files.length === 0) throw new CliError(`${target}: no .yaml, .yml or .json files`)
+  const parsed: { file: string; inputs: CanaryInput[] }[] = []
+  const problems: string[] = []
+  for (const file of files) {
+    try {
+      parsed.push({ file, inputs: parseCanaryText(await readFile(file, 'utf8')) })
+    } catch (error) {
+      if (!(error instanceof CanaryValidationError)) throw error
+      for (const issue of error.issues) problems.push(`${file}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`)
+    }
+  }
+  if (problems.length > 0) throw new CliError(`invalid canary spec:\n  ${problems.join('\n  ')}`)
+  return parsed
+}
+
+function endpoint(route: string): string {
+  const base = (process.env.LOOKOUT_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
+  return `${base}/api/canary${route}`
+}
+
+async function call(method: string, route: string, body?: unknown, accept = 'application/json'): Promise<Response> {
+  const headers: Record<string, string> = { accept }
+  if (process.env.LOOKOUT_TOKEN) headers.authorization = `Bearer ${process.env.LOOKOUT_TOKEN}`
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  let response: Response
+  try {
+    response = await fetch(endpoint(route), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  } catch (error) {
+    throw new CliError(`cannot reach ${endpoint(route)}: ${(error as Error).cause ?? (error as Error).message}`)
+  }
+  if (response.status === 401 || response.status === 403) throw new CliError(`${response.status}: not allowed (check LOOKOUT_TOKEN)`)
+  return response
+}
+
+async function errorText(response: Response): Promise<string> {
+  const text = await response.text()
+  try {
+    const body = JSON.parse(text) as { message?: string; error?: string; issues?: { path: string; message: string }[] }
+    if (body.issues?.length) return body.issues.map((issue) => `${issue.path}: ${issue.message}`).join('\n  ')
+    return body.message ?? body.error ?? text
+  } catch {
+    return text
+  }
+}
+
+async function apply(target: string): Promise<void> {
+  for (const { file, inputs } of await readCanaries(target)) {
+    for (const input of inputs) {
+      const response = await call('POST', '/api/canaries', input)
+      if (!response.ok) throw new CliError(`${file}: ${input.namespace}/${input.name}: ${response.status}\n  ${await errorText(response)}`)
+      const body = (await response.json()) as { canaries: { name: string; namespace: string; created: boolean; checks: unknown[]; error?: string }[] }
+      for (const canary of body.canaries) {
+        print(`canary ${canary.namespace}/${canary.name} ${canary.created ? 'created' : 'configured'} (${canary.checks.length} checks)${canary.error ? ` — not scheduled: ${canary.error}` : ''}`)
+      }
+    }
+  }
+}
+
+async function remove(target: string): Promise<void> {
+  for (const { inputs } of await readCanaries(target)) {
+    for (const input of inputs) {
+      const response = await call('DELETE', `/api/canaries/${encodeURIComponent(input.name)}?namespace=${encodeURIComponent(input.namespace)}`)
+      if (response.status === 404) print(`canary ${input.namespace}/${input.name} not found`)
+      else if (!response.ok) throw new CliError(`${input.namespace}/${input.name}: ${response.status} ${await errorText(response)}`)
+      else print(`canary ${input.namespace}/${input.name} deleted`)
+    }
+  }
+}
+
+async function get(args: string[]): Promise<void> {
+  if (args[0] !== 'canaries' && args[0] !== 'canary') throw new CliError(USAGE)
+  const namespace = option(args, '-n', '--namespace')
+  const output = option(args, '-o', '--output') ?? 'table'
+  const query = namespace ? `?namespace=${encodeURIComponent(namespace)}` : ''
+  if (output === 'yaml') {
+    const response = await call('GET', `/api/canaries${query}${query ? '&' : '?'}format=yaml`, undefined, 'application/yaml')
+    if (!response.ok) throw new CliError(await errorText(response))
+    process.stdout.write(await response.text())
+    return
+  }
+  const response = await call('GET', `/api/canaries${query}`)
+  if (!response.ok) throw new CliError(await errorText(response))
+  const canaries = (await response.json()) as { name: string; namespace: string; checks: { status: string | null }[] }[]
+  if (output === 'json') return void print(JSON.stringify(canaries, null, 2))
+  print(['NAMESPACE', 'NAME', 'CHECKS', 'HEALTHY'].join('\t'))
+  for (const canary of canaries) {
+    print([canary.namespace, canary.name, canary.checks.length, canary.checks.filter((check) => check.status === 'healthy').length].join('\t'))
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv
+  try {
+    if (command === 'apply' || command === 'delete') {
+      const target = option(args, '-f', '--filename')
+      if (!target) throw new CliError(`${command} needs -f <file|folder>\n\n${USAGE}`)
+      await (command === 'apply' ? apply(target) : remove(target))
+    } else if (command === 'get') await get(args)
+    else {
+      print(USAGE)
+      return command === undefined || command === 'help' || command === '--help' ? 0 : 2
+    }
+    return 0
+  } catch (error) {
+    if (error instanceof CliError) {
+      console.error(`error: ${error.message}`)
+      return 1
+    }
+    throw error
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2))

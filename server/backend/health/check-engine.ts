@@ -1,0 +1,393 @@
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { Logger } from 'pino'
+import type { Db } from '#server/db/client.ts'
+import { CHECK_RUNNERS, timeoutFor, unsupportedRunner } from './check-runners.ts'
+import type { CheckResult, CheckRunContext, StoredConnection } from './check-result.ts'
+import { runCheck } from './check-run.ts'
+import { syncCanaries, type SyncOutcome } from './canary-sync.ts'
+import { pruneCheckStatuses, storeRuns, type CompletedRun } from './result-store.ts'
+import { MIN_RUN_GAP_MS, nextTick, parseSchedule, type Schedule } from './schedule.ts'
+
+export type CheckEngineOptions = {
+  db: Db
+  logger: Logger
+  /** Checks running at once in this process (LOOKOUT_CHECK_CONCURRENCY). */
+  concurrency?: number
+  /** How long a claim holds without renewal; a dead process's checks move on after this. */
+  leaseMs?: number
+  processId?: string
+  /** Timeout for checks whose spec names none (LOOKOUT_CHECK_TIMEOUT_MS). */
+  defaultTimeoutMs?: number
+  /** check_statuses older than this are pruned (LOOKOUT_CHECK_STATUS_RETENTION_DAYS). */
+  retentionDays?: number
+  pollIntervalMs?: number
+  syncIntervalMs?: number
+  flushIntervalMs?: number
+  pruneIntervalMs?: number
+  /** Runs of one check are at least this far apart (10 s in the reference; tests lower it). */
+  minIntervalMs?: number
+  /** How long stop() lets running checks finish before aborting them and releasing their leases. */
+  stopGraceMs?: number
+}
+
+/** The answer of Run Now, in canary-checker's result shape (http-api §2.6.1). */
+export type RunNowResult = {
+  name: string
+  start: string
+  pass?: boolean
+  invalid?: boolean
+  duration?: number
+  description?: string
+  message?: string
+  error?: string
+  labels?: Record<string, string>
+  namespace?: string
+  detail?: unknown
+  data?: Record<string, unknown>
+  CanaryResult: null
+}
+
+export type CheckEngineStats = {
+  processId: string
+  running: number
+  executed: number
+  failed: number
+  /** Recent schedule slips (actual start minus scheduled tick), ms; the newest SLIP_SAMPLES. */
+  slipsMs: number[]
+  /** Slips recorded since start, so callers can take just the newest ones. */
+  slipCount: number
+}
+
+export type CheckEngine = {
+  readonly processId: string
+  start(): Promise<void>
+  stop(): Promise<void>
+  /** Runs one check now (waiting for another process's run of it to finish), stores and returns the result; null when the check does not exist. */
+  runNow(checkId: string): Promise<RunNowResult | null>
+  syncNow(): Promise<SyncOutcome>
+  pruneNow(): Promise<{ statuses: number; jobs: number }>
+  stats(): CheckEngineStats
+}
+
+type Claim = {
+  check_id: string
+  canary_id: string
+  schedule: string | null
+  next_run_at: Date | string | null
+  type: string
+  name: string
+  description: string | null
+  spec: Record<string, unknown> | null
+  labels: Record<string, string> | null
+  check_namespace: string | null
+  canary_name: string
+  canary_namespace: string
+  canary_labels: Record<string, string> | null
+  canary_annotations: Record<string, string> | null
+  canary_retries: Record<string, unknown> | null
+}
+
+const CLAIM_COLUMNS = `k.type, k.name, k.description, k.spec, k.labels, k.namespace AS check_namespace,
+  c.name AS canary_name, c.namespace AS canary_namespace, c.labels AS canary_labels,
+  c.annotations AS canary_annotations, c.spec -> 'retries' AS canary_retries`
+
+const SLIP_SAMPLES = 20_000
+
+export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
+  const { db, logger } = options
+  const processId = options.processId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`
+  const concurrency = Math.max(1, options.concurrency ?? 50)
+  const leaseMs = Math.max(500, options.leaseMs ?? 60_000)
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 60_000
+  const pollMs = options.pollIntervalMs ?? 250
+  const syncMs = options.syncIntervalMs ?? 5_000
+  const flushMs = options.flushIntervalMs ?? 100
+  const pruneMs = options.pruneIntervalMs ?? 3_600_000
+  const minGapMs = options.minIntervalMs ?? MIN_RUN_GAP_MS
+  const log = logger.child({ component: 'check-engine', processId })
+
+  let started = false
+  let stopping = false
+  let running = 0
+  let executed = 0
+  let failed = 0
+  const slips: number[] = []
+  let slipCount = 0
+  const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>()
+  const pending: CompletedRun[] = []
+  const timers: NodeJS.Timeout[] = []
+  let flushing: Promise<void> | null = null
+  let claiming = false
+  const schedules = new Map<string, Schedule | null>()
+
+  const scheduleOf = (text: string | null): Schedule | null => {
+    if (!text) return null
+    if (!schedules.has(text)) {
+      try { schedules.set(text, parseSchedule(text)) } catch { schedules.set(text, null) }
+    }
+    return schedules.get(text) ?? null
+  }
+
+  async function resolveConnection(ref: string, namespace: string): Promise<StoredConnection | null> {
+    let where: string
+    let params: unknown[]
+    if (!ref.startsWith('connection://')) {
+      where = 'id = $1::uuid'
+      params = [ref]
+    } else {
+      const parts = ref.slice('connection://'.length).split('/').filter(Boolean)
+      const name = parts[parts.length - 1] ?? ''
+      const ns = parts.length >= 2 ? parts[parts.length - 2]! : namespace
+      // `connection://<type>/<name>` is legacy: retry the first segment as a type (§0.3).
+      where = 'name = $1 AND (namespace = $2 OR ($3 AND type = $2))'
+      params = [name, ns, parts.length === 2]
+    }
+    const { rows } = await db.query<{ id: string; name: string; namespace: string; type: string; url: string | null; username: string | null; password: string | null; properties: Record<string, unknown> | null; insecure_tls: boolean | null }>(
+      `SELECT id, name, namespace, type, url, username, password, properties, insecure_tls FROM connections
+       WHERE deleted_at IS NULL AND ${where} ORDER BY (namespace = $${params.length + 1}) DESC LIMIT 1`,
+      [...params, namespace],
+    )
+    const row = rows[0]
+    if (!row) return null
+    return { ...row, properties: row.properties ?? {}, insecureTls: row.insecure_tls ?? false }
+  }
+
+  function contextFor(claim: Claim): Omit<CheckRunContext, 'signal'> {
+    const spec = claim.spec ?? {}
+    return {
+      timeoutMs: timeoutFor(claim.type, spec, defaultTimeoutMs),
+      canary: {
+        id: claim.canary_id,
+        name: claim.canary_name,
+        namespace: claim.canary_namespace,
+        labels: claim.canary_labels ?? {},
+        annotations: claim.canary_annotations ?? {},
+      },
+      check: { id: claim.check_id, name: claim.name, type: claim.type, description: claim.description ?? '', labels: claim.labels ?? {}, endpoint: '' },
+      templatesEnabled: claim.canary_annotations?.template !== 'false',
+      resolveConnection,
+      lastResult: async () => {
+        const { rows } = await db.query<Record<string, unknown>>(
+          `SELECT status, invalid, created_at AS "createdAt", duration, message, error, details AS results
+           FROM check_statuses WHERE check_id = $1 ORDER BY time DESC LIMIT 1`,
+          [claim.check_id],
+        )
+        return rows[0] ?? null
+      },
+    }
+  }
+
+  async function execute(claim: Claim, abort: AbortController): Promise<{ results: CheckResult[]; startedAt: Date; finishedAt: Date }> {
+    const runner = CHECK_RUNNERS[claim.type] ?? unsupportedRunner(claim.type)
+    const startedAt = new Date()
+    const results = await runCheck(runner, claim.spec ?? {}, contextFor(claim), {
+      canaryRetries: claim.canary_retries ?? undefined,
+      stopSignal: abort.signal,
+    })
+    executed += 1
+    if (results.some((result) => !result.pass)) failed += 1
+    return { results, startedAt, finishedAt: new Date() }
+  }
+
+  function nextRunFor(claim: Claim, scheduledAt: Date): Date | undefined {
+    const schedule = scheduleOf(claim.schedule)
+    if (!schedule) return undefined
+    return nextTick(schedule, new Date(), claim.canary_id, { previousTick: scheduledAt, minGapMs }) ?? undefined
+  }
+
+  function launch(claim: Claim): void {
+    const abort = new AbortController()
+    const scheduledAt = claim.next_run_at ? new Date(claim.next_run_at) : new Date()
+    const slip = Date.now() - scheduledAt.getTime()
+    if (slips.length >= SLIP_SAMPLES) slips.shift()
+    slips.push(slip)
+    slipCount += 1
+    running += 1
+    const promise = execute(claim, abort)
+      .then(({ results, startedAt, finishedAt }) => {
+        // A run aborted by stop() is dropped: its lease is released and the tick runs elsewhere.
+        if (abort.signal.aborted && stopping) return
+        pending.push({ checkId: claim.check_id, canaryId: claim.canary_id, type: claim.type, results, nextRunAt: nextRunFor(claim, scheduledAt), startedAt, finishedAt })
+        if (pending.length >= 500) void flush()
+      })
+      .catch((error: unknown) => log.error({ err: error, check: claim.check_id }, 'check run crashed'))
+      .finally(() => {
+        running -= 1
+        inFlight.delete(claim.check_id)
+        if (!stopping && running < concurrency) void claimDue()
+      })
+    inFlight.set(claim.check_id, { promise, abort })
+  }
+
+  async function claimDue(): Promise<void> {
+    if (claiming || stopping || !started) return
+    claiming = true
+    try {
+      for (;;) {
+        const room = concurrency - running
+        if (room <= 0 || stopping) return
+        const limit = Math.min(room, 500)
+        const { rows } = await db.query<Claim>(
+          `WITH due AS (
+             SELECT s.check_id FROM lookout.check_schedule s
+             WHERE s.next_run_at <= now() AND (s.lease_until IS NULL OR s.lease_until < now())
+             ORDER BY s.next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+           UPDATE lookout.check_schedule s
+           SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond', last_started_at = now(), last_owner = $1
+           FROM due, checks k, canaries c
+           WHERE s.check_id = due.check_id AND k.id = s.check_id AND c.id = s.canary_id
+           RETURNING s.check_id, s.canary_id, s.schedule, s.next_run_at, ${CLAIM_COLUMNS}`,
+          [processId, limit, leaseMs],
+        )
+        for (const claim of rows) launch(claim)
+        if (rows.length < limit) return
+      }
+    } catch (error) {
+      log.error({ err: error }, 'claiming due checks failed')
+    } finally {
+      claiming = false
+    }
+  }
+
+  function flush(): Promise<void> {
+    if (flushing) return flushing
+    if (pending.length === 0) return Promise.resolve()
+    const batch = pending.splice(0, pending.length)
+    flushing = storeRuns(db, batch, processId)
+      .catch((error: unknown) => {
+        log.error({ err: error, runs: batch.length }, 'storing check results failed; releasing their leases')
+        return db
+          .query('UPDATE lookout.check_schedule SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND check_id = ANY($2::uuid[])', [processId, batch.map((run) => run.checkId)])
+          .then(() => undefined, () => undefined)
+      })
+      .finally(() => {
+        flushing = null
+      })
+    return flushing
+  }
+
+  async function renewLeases(): Promise<void> {
+    if (inFlight.size === 0 && pending.length === 0) return
+    await db
+      .query(`UPDATE lookout.check_schedule SET lease_until = now() + $2 * interval '1 millisecond' WHERE lease_owner = $1`, [processId, leaseMs])
+      .catch((error: unknown) => log.warn({ err: error }, 'renewing check leases failed'))
+    await db.query('UPDATE lookout.check_engines SET heartbeat_at = now() WHERE process_id = $1', [processId]).catch(() => undefined)
+  }
+
+  async function sync(): Promise<SyncOutcome> {
+    try {
+      return await syncCanaries(db, { logger: log })
+    } catch (error) {
+      log.error({ err: error }, 'canary sync failed')
+      return { synced: 0, removed: 0, skipped: true }
+    }
+  }
+
+  async function prune() {
+    return pruneCheckStatuses(db, options.retentionDays ?? 30)
+  }
+
+  function every(ms: number, fn: () => unknown): void {
+    const timer = setInterval(() => void fn(), ms)
+    timer.unref()
+    timers.push(timer)
+  }
+
+  async function runNow(checkId: string): Promise<RunNowResult | null> {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(checkId)) return null
+    const load = () =>
+      db.query<Claim>(
+        `SELECT k.id AS check_id, k.canary_id, s.schedule, s.next_run_at, s.lease_owner, s.lease_until > now() AS leased, ${CLAIM_COLUMNS}
+         FROM checks k JOIN canaries c ON c.id = k.canary_id LEFT JOIN lookout.check_schedule s ON s.check_id = k.id
+         WHERE k.id = $1 AND k.deleted_at IS NULL`,
+        [checkId],
+      )
+    const { rows } = await load()
+    const claim = rows[0]
+    if (!claim) return null
+    // Never alongside a scheduled run of the same check: take its lease, waiting if another process holds it.
+    let leased = false
+    const deadline = Date.now() + Math.max(leaseMs, timeoutFor(claim.type, claim.spec ?? {}, defaultTimeoutMs)) + 1_000
+    if (claim.schedule !== null) {
+      while (!leased && Date.now() < deadline) {
+        const { rowCount } = await db.query(
+          `UPDATE lookout.check_schedule SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond', last_owner = $1
+           WHERE check_id = $2 AND (lease_until IS NULL OR lease_until < now())`,
+          [processId, checkId, leaseMs],
+        )
+        leased = rowCount > 0
+        if (!leased) await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    }
+    const abort = new AbortController()
+    running += 1
+    let outcome: Awaited<ReturnType<typeof execute>>
+    try {
+      outcome = await execute(claim, abort)
+    } finally {
+      running -= 1
+    }
+    await storeRuns(db, [{ checkId, canaryId: claim.canary_id, type: claim.type, results: outcome.results, nextRunAt: leased ? null : undefined, startedAt: outcome.startedAt, finishedAt: outcome.finishedAt }], processId)
+    const first = outcome.results.find((result) => !result.transformed) ?? outcome.results[0]
+    if (!first) return null
+    const answer: RunNowResult = { name: claim.name, start: first.start.toISOString(), CanaryResult: null }
+    if (first.pass) answer.pass = true
+    if (first.invalid) answer.invalid = true
+    if (first.duration) answer.duration = Math.round(first.duration)
+    if (claim.description) answer.description = claim.description
+    if (first.message) answer.message = first.message
+    if (first.errors.length > 0) answer.error = first.errors.join(', ')
+    const labels = { ...(claim.canary_labels ?? {}), ...(claim.labels ?? {}) }
+    if (Object.keys(labels).length > 0) answer.labels = labels
+    answer.namespace = claim.check_namespace ?? claim.canary_namespace
+    if (first.detail !== undefined) answer.detail = first.detail
+    answer.data = first.data
+    return answer
+  }
+
+  return {
+    processId,
+    async start() {
+      if (started) return
+      started = true
+      stopping = false
+      await db.query(
+        `INSERT INTO lookout.check_engines (process_id, hostname) VALUES ($1, $2)
+         ON CONFLICT (process_id) DO UPDATE SET heartbeat_at = now(), started_at = now()`,
+        [processId, hostname()],
+      )
+      await sync()
+      every(pollMs, claimDue)
+      every(flushMs, flush)
+      every(Math.max(200, Math.floor(leaseMs / 3)), renewLeases)
+      every(syncMs, sync)
+      every(pruneMs, () => prune().catch((error: unknown) => log.warn({ err: error }, 'pruning check statuses failed')))
+      void claimDue()
+      log.info({ concurrency, leaseMs }, 'check engine started')
+    },
+    async stop() {
+      if (!started) return
+      stopping = true
+      for (const timer of timers.splice(0)) clearInterval(timer)
+      const grace = options.stopGraceMs ?? 10_000
+      const all = Promise.all([...inFlight.values()].map((entry) => entry.promise))
+      const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), grace).unref())])
+      if (timedOut) {
+        for (const entry of inFlight.values()) entry.abort.abort()
+        await all
+      }
+      while (claiming) await new Promise((resolve) => setTimeout(resolve, 10))
+      if (flushing) await flushing
+      await flush()
+      await db.query('UPDATE lookout.check_schedule SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1', [processId]).catch(() => undefined)
+      await db.query('DELETE FROM lookout.check_engines WHERE process_id = $1', [processId]).catch(() => undefined)
+      started = false
+      log.info({ executed }, 'check engine stopped')
+    },
+    runNow,
+    syncNow: () => syncCanaries(db, { logger: log, wait: true }),
+    pruneNow: prune,
+    stats: () => ({ processId, running, executed, failed, slipsMs: [...slips], slipCount }),
+  }
+}

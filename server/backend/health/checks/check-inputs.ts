@@ -1,0 +1,95 @@
+import type { CheckRunContext, StoredConnection } from '../check-result.ts'
+import type { EnvVar } from '../canary-spec.schema.ts'
+import { renderFieldTemplate } from '../go-template.ts'
+
+/** A spec value the engine cannot use: the run is invalid (a configuration problem), not failed. */
+export class CheckInputError extends Error {}
+
+/**
+ * The value of an EnvVar. Without Kubernetes there is no secret or config-map store, so
+ * `valueFrom` is reported as a configuration error naming the field rather than silently unset.
+ */
+export function envValue(value: EnvVar | undefined, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value === 'string') return value
+  if (value.value !== undefined) return value.value
+  if (value.valueFrom) {
+    const source = Object.keys(value.valueFrom).find((key) => (value.valueFrom as Record<string, unknown>)[key])
+    throw new CheckInputError(`${field}: valueFrom.${source ?? '?'} cannot be resolved (no Kubernetes secret store); use value or a connection`)
+  }
+  return undefined
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export function isConnectionReference(value: string): boolean {
+  return value.startsWith('connection://') || UUID.test(value)
+}
+
+export type ResolvedAccess = {
+  url: string
+  username?: string
+  password?: string
+  properties: Record<string, unknown>
+  connection?: StoredConnection
+}
+
+/**
+ * URL and credentials from the spec and its optional `connection` (§0.3): an inline URL
+ * overrides the stored one; inline credentials only fill what the connection lacks. The URL is
+ * then `$()`-templated with username, password, domain, name and namespace.
+ */
+export async function resolveAccess(
+  spec: Record<string, unknown>,
+  context: Pick<CheckRunContext, 'resolveConnection' | 'canary' | 'templatesEnabled'>,
+  options: { urlKeys?: string[]; connectionIsUrl?: boolean } = {},
+): Promise<ResolvedAccess> {
+  const urlKeys = options.urlKeys ?? ['url']
+  let url = urlKeys.map((key) => spec[key]).find((value): value is string => typeof value === 'string' && value !== '') ?? ''
+  let username = envValue(spec.username as EnvVar | undefined, 'username')
+  let password = envValue(spec.password as EnvVar | undefined, 'password')
+  let properties: Record<string, unknown> = {}
+  let connection: StoredConnection | undefined
+  const reference = typeof spec.connection === 'string' ? spec.connection.trim() : ''
+  if (reference) {
+    if (isConnectionReference(reference)) {
+      const namespace = typeof spec.namespace === 'string' ? spec.namespace : context.canary.namespace
+      const found = await context.resolveConnection(reference, namespace)
+      if (!found) throw new CheckInputError(`connection ${reference} was not found`)
+      connection = found
+      if (!url && found.url) url = found.url
+      username = found.username ?? username
+      password = found.password ?? password
+      properties = found.properties
+    } else if (options.connectionIsUrl && !url) {
+      url = reference
+    }
+  }
+  if (context.templatesEnabled && url.includes('$(')) {
+    const domain = username?.includes('@') ? username.slice(username.indexOf('@') + 1) : ''
+    url = renderFieldTemplate(url, {
+      username: username ?? '',
+      password: password ?? '',
+      domain,
+      name: typeof spec.name === 'string' ? spec.name : '',
+      namespace: context.canary.namespace,
+    })
+  }
+  return { url, username, password, properties, connection }
+}
+
+export function headersOf(list: unknown): Record<string, string> {
+  const headers: Record<string, string> = {}
+  if (!Array.isArray(list)) return headers
+  list.forEach((entry: EnvVar, index) => {
+    if (typeof entry === 'string') {
+      const at = entry.indexOf(':')
+      if (at > 0) headers[entry.slice(0, at).trim()] = entry.slice(at + 1).trim()
+      return
+    }
+    if (!entry?.name) throw new CheckInputError(`headers[${index}].name is required`)
+    const value = envValue(entry, `headers[${index}]`)
+    if (value !== undefined) headers[entry.name] = value
+  })
+  return headers
+}

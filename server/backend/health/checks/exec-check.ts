@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process'
+import { failResult, invalidResult, newResult, type CheckRunner } from '../check-result.ts'
+import type { EnvVar } from '../canary-spec.schema.ts'
+import { envValue } from './check-inputs.ts'
+
+const MAX_OUTPUT_BYTES = 1024 * 1024
+
+/**
+ * `exec` (§1.7.5): the script runs under bash (or its shebang's interpreter); stdout and stderr
+ * are captured (1 MiB each) and trimmed. The process group is killed on timeout so a hung child
+ * of the script cannot outlive the check.
+ */
+export const runExecCheck: CheckRunner = async (spec, context) => {
+  const result = newResult()
+  const script = String(spec.script ?? '')
+  const env: Record<string, string> = {}
+  try {
+    for (const [index, entry] of ((spec.env as EnvVar[] | undefined) ?? []).entries()) {
+      if (typeof entry !== 'object' || !entry.name) return [invalidResult(result, `env[${index}].name is required`)]
+      env[entry.name] = envValue(entry, `env[${index}]`) ?? ''
+    }
+  } catch (error) {
+    return [invalidResult(result, (error as Error).message)]
+  }
+  const shebang = /^#!\s*(\S+)(?:\s+(.*))?/.exec(script)
+  const [command, args] = shebang
+    ? [shebang[1]!, [...(shebang[2] ? shebang[2].split(/\s+/) : []), '-c', script.slice(script.indexOf('\n') + 1)]]
+    : ['bash', ['-c', script]]
+  const started = performance.now()
+  const outcome = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string; launchError?: string }>((resolve) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    let outSize = 0
+    let errSize = 0
+    child.stdout.on('data', (chunk: Buffer) => { if ((outSize += chunk.length) <= MAX_OUTPUT_BYTES) out.push(chunk) })
+    child.stderr.on('data', (chunk: Buffer) => { if ((errSize += chunk.length) <= MAX_OUTPUT_BYTES) err.push(chunk) })
+    const kill = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL') } catch { /* already gone */ } }
+    context.signal.addEventListener('abort', kill, { once: true })
+    child.once('error', (error) => resolve({ code: null, signal: null, stdout: '', stderr: '', launchError: error.message }))
+    child.once('close', (code, signal) => {
+      context.signal.removeEventListener('abort', kill)
+      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8').trim(), stderr: Buffer.concat(err).toString('utf8').trim() })
+    })
+  })
+  result.duration = Math.round(performance.now() - started)
+  if (outcome.launchError) return [failResult(result, outcome.launchError)]
+  const exitCode = outcome.code ?? -1
+  const detail = { stdout: outcome.stdout, stderr: outcome.stderr, exitCode, path: command, args }
+  result.data = { ...detail, results: detail }
+  result.detail = detail
+  if (context.signal.aborted) return [failResult(result, `timed out after ${Math.round(context.timeoutMs / 1000)}s (killed)`)]
+  if (exitCode !== 0) failResult(result, outcome.stderr || `exit code ${exitCode}`)
+  return [result]
+}

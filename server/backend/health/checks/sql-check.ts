@@ -1,0 +1,127 @@
+import mysql from 'mysql2/promise'
+import pg from 'pg'
+import { failResult, invalidResult, newResult, type CheckResult, type CheckRunContext, type CheckRunner } from '../check-result.ts'
+import { renderGoTemplate } from '../go-template.ts'
+import { resolveAccess } from './check-inputs.ts'
+
+type Rows = Record<string, unknown>[]
+
+// Integers and numerics as numbers so `results.rows[0].count < 5` compares numbers, as the reference's native values do.
+const NUMERIC_OIDS = new Set([20, 1700])
+const pgTypes = {
+  getTypeParser: (oid: number, format?: string) =>
+    NUMERIC_OIDS.has(oid) ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
+}
+
+/** `key=value` DSNs (libpq style) as node-postgres options; URLs pass straight through. */
+function postgresConfig(url: string): pg.ClientConfig {
+  if (/^postgres(ql)?:\/\//.test(url)) return { connectionString: url }
+  const config: Record<string, string> = {}
+  for (const match of url.matchAll(/(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)/g)) config[match[1]!] = match[2]!.replace(/^'|'$/g, '')
+  return {
+    host: config.host,
+    port: config.port ? Number(config.port) : undefined,
+    user: config.user,
+    password: config.password,
+    database: config.dbname ?? config.database,
+    ssl: config.sslmode && config.sslmode !== 'disable' ? { rejectUnauthorized: config.sslmode === 'verify-full' } : undefined,
+  }
+}
+
+async function queryPostgres(url: string, query: string, timeoutMs: number, signal: AbortSignal): Promise<Rows> {
+  const client = new pg.Client({ ...postgresConfig(url), types: pgTypes, connectionTimeoutMillis: timeoutMs, statement_timeout: timeoutMs, application_name: 'lookout-check' })
+  const abort = () => void client.end().catch(() => undefined)
+  signal.addEventListener('abort', abort, { once: true })
+  try {
+    await client.connect()
+    const result = await client.query(query)
+    return (Array.isArray(result) ? result[result.length - 1] : result).rows as Rows
+  } finally {
+    signal.removeEventListener('abort', abort)
+    await client.end().catch(() => undefined)
+  }
+}
+
+/** Go-style `user:pass@tcp(host:port)/db?x=y` (and `mysql://` URLs) as mysql2 options. */
+export function mysqlConfig(url: string): mysql.ConnectionOptions {
+  const text = url.replace(/^mysql:\/\//, '')
+  const go = /^(?:([^:@]*)(?::([^@]*))?@)?(?:(tcp|unix)\(([^)]*)\))?\/([^?]*)(?:\?(.*))?$/.exec(text)
+  if (go) {
+    const [host, port] = (go[4] ?? '127.0.0.1:3306').split(':')
+    return { user: go[1] || undefined, password: go[2] ?? undefined, host: host || '127.0.0.1', port: port ? Number(port) : 3306, database: go[5] || undefined }
+  }
+  const parsed = new URL(`mysql://${text}`)
+  return {
+    user: decodeURIComponent(parsed.username) || undefined,
+    password: decodeURIComponent(parsed.password) || undefined,
+    host: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : 3306,
+    database: parsed.pathname.replace(/^\//, '') || undefined,
+  }
+}
+
+async function queryMysql(url: string, query: string, timeoutMs: number, signal: AbortSignal): Promise<Rows> {
+  const connection = await mysql.createConnection({ ...mysqlConfig(url), connectTimeout: timeoutMs, supportBigNumbers: true, bigNumberStrings: false, decimalNumbers: true })
+  const abort = () => connection.destroy()
+  signal.addEventListener('abort', abort, { once: true })
+  try {
+    const [rows] = await connection.query({ sql: query, timeout: timeoutMs })
+    return (Array.isArray(rows) ? rows : []) as Rows
+  } finally {
+    signal.removeEventListener('abort', abort)
+    await connection.end().catch(() => connection.destroy())
+  }
+}
+
+function nativeRow(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(row)) {
+    if (value instanceof Date) out[key] = value.toISOString()
+    else if (Buffer.isBuffer(value)) out[key] = value.toString('utf8')
+    else if (typeof value === 'bigint') out[key] = Number(value)
+    else out[key] = value
+  }
+  return out
+}
+
+function sqlRunner(driver: 'postgres' | 'mysql'): CheckRunner {
+  return async (spec: Record<string, unknown>, context: CheckRunContext): Promise<CheckResult[]> => {
+    const result = newResult()
+    let url: string
+    try {
+      url = (await resolveAccess(spec, context, { connectionIsUrl: true })).url
+    } catch (error) {
+      return [invalidResult(result, (error as Error).message)]
+    }
+    if (!url) return [invalidResult(result, 'url or connection is required')]
+    let query = typeof spec.query === 'string' && spec.query.trim() !== '' ? spec.query : 'SELECT 1'
+    if (context.templatesEnabled && query.includes('{{')) {
+      try {
+        query = renderGoTemplate(query, { last_result: query.includes('last_result') ? await context.lastResult() : null })
+      } catch (error) {
+        return [invalidResult(result, `query: ${(error as Error).message}`)]
+      }
+    }
+    const timeoutMs = Math.min(context.timeoutMs, (Number(spec.timeout ?? 60) || 60) * 1000)
+    const started = performance.now()
+    let rows: Rows
+    try {
+      rows = driver === 'postgres' ? await queryPostgres(url, query, timeoutMs, context.signal) : await queryMysql(url, query, timeoutMs, context.signal)
+    } catch (error) {
+      result.duration = Math.round(performance.now() - started)
+      return [failResult(result, `failed to execute query: ${(error as Error).message}`)]
+    }
+    result.duration = Math.round(performance.now() - started)
+    const detail = { rows: rows.map(nativeRow), count: rows.length }
+    result.data = { ...detail, results: detail }
+    result.detail = detail
+    result.message = `${rows.length} row(s) returned`
+    if (rows.length === 0 && spec.markFailOnEmpty) return [failResult(result, 'query returned 0 rows')]
+    const minimum = Number(spec.results ?? 0)
+    if (rows.length < minimum) failResult(result, `Query return ${rows.length} rows, expected ${minimum}`)
+    return [result]
+  }
+}
+
+export const runPostgresCheck = sqlRunner('postgres')
+export const runMysqlCheck = sqlRunner('mysql')
