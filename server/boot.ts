@@ -3,6 +3,7 @@ import type { Server } from 'node:http'
 import type { Logger } from 'pino'
 import { openDatabase, type Db } from '#server/db/client.ts'
 import { migrate } from '#server/db/migrate.ts'
+import { findTemplate } from '#server/db/pglite-template.ts'
 import { isDatabaseEmpty, seedDemoData } from '#server/db/seed.ts'
 import { EnvError, parseEnv, pgliteDir, type Env } from '#server/env.ts'
 
@@ -34,6 +35,7 @@ export async function prepareDatabase(env: Env, logger: Logger): Promise<Db> {
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATABASE_URL ? undefined : pgliteDir(env),
     poolMax: env.LOOKOUT_DB_POOL_MAX,
+    pgliteTemplate: env.DATABASE_URL ? undefined : await findTemplate(),
   })
   const { applied } = await migrate(db)
   logger.info(

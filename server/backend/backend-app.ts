@@ -3,14 +3,25 @@ import type { Logger } from 'pino'
 import type { Db } from '#server/db/client.ts'
 import type { Env } from '#server/env.ts'
 import { SUB_BASES } from '#server/gateway/sub-bases.ts'
-import { createCredentialStore, requireCredentials, type CredentialStore } from './identity/credentials.ts'
+import {
+  createCredentialStore,
+  requireCredentials,
+  type CredentialResolver,
+  type CredentialStore,
+} from './identity/credentials.ts'
 import { createIdentityRouter } from './identity/identity.routes.ts'
+import { createPeopleRouter } from './people/people.routes.ts'
 import { createPostgrestRouter } from './postgrest/router.ts'
+import { createAuthorizer, type Authorizer } from './rbac/authorizer.ts'
+import { createRbacRouter } from './rbac/rbac.routes.ts'
+import { createDbAuthorization, requireRouteAccess } from './rbac/rbac-middleware.ts'
+import { createTokenRouter } from './rbac/token.routes.ts'
 import { createSettingsRouter } from './settings/settings.routes.ts'
 
 export type Backend = {
   router: express.Router
   credentials: CredentialStore
+  authorizer: Authorizer
 }
 
 /**
@@ -18,27 +29,44 @@ export type Backend = {
  * served by Lookout's own services on PostgreSQL. The gateway mounts it in process; `npm run
  * backend` serves it alone so upstream mode can be exercised against a second process.
  */
-export function createBackend(options: { db: Db; env: Env; logger: Logger; appVersion: string }): Backend {
-  const { db, env } = options
+export function createBackend(options: {
+  db: Db
+  env: Env
+  logger: Logger
+  appVersion: string
+  /** Extra ways to recognise callers, e.g. the Kratos session cookie (tried before the console session). */
+  credentialResolvers?: CredentialResolver[]
+}): Backend {
+  const { db, env, logger } = options
   const credentials = createCredentialStore({
     db,
     bootstrapToken: env.LOOKOUT_BOOTSTRAP_TOKEN,
     sessionTtlHours: env.LOOKOUT_SESSION_TTL_HOURS,
   })
+  const authorizer = createAuthorizer(db)
+  const dbAuthorization = createDbAuthorization({ db, authorizer, logger })
   const router = express.Router()
 
   router.get('/health', (_req, res) => {
     res.type('text').send('OK')
   })
-  router.use(requireCredentials(credentials))
-  router.use(createIdentityRouter({ store: credentials }))
+  router.use(requireCredentials(credentials, { resolvers: options.credentialResolvers }))
+  // Every sub-base but /db is checked here; /db is checked per relation by the PostgREST hook.
+  router.use(requireRouteAccess(authorizer, logger))
+  router.use(createIdentityRouter({ store: credentials, db, authorizer }))
+  router.use(createTokenRouter({ db, authorizer, publicUrl: env.LOOKOUT_PUBLIC_URL }))
+  router.use(createRbacRouter({ db, authorizer }))
+  router.use(createPeopleRouter({ db, store: credentials, authorizer }))
   router.use(createSettingsRouter({ db, appVersion: options.appVersion }))
   router.use(
     '/db',
+    dbAuthorization.guard,
     createPostgrestRouter({
       db,
       maxRows: env.LOOKOUT_DB_MAX_ROWS,
       statementTimeoutMs: env.LOOKOUT_DB_STATEMENT_TIMEOUT_MS,
+      authorize: dbAuthorization.authorize,
+      isAuthenticated: (req) => Boolean(req.res?.locals.principal),
     }),
   )
 
@@ -72,5 +100,5 @@ export function createBackend(options: { db: Db; env: Env; logger: Logger; appVe
     res.status(500).json({ error: 'internal', message: 'Internal Server Error' })
   })
 
-  return { router, credentials }
+  return { router, credentials, authorizer }
 }

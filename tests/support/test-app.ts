@@ -4,6 +4,7 @@ import type { Db } from '#server/db/client.ts'
 import { parseEnv, type Env } from '#server/env.ts'
 import { createLogger } from '#server/logger.ts'
 import { APP_VERSION } from '#server/boot.ts'
+import type { Logger } from 'pino'
 
 export const TEST_TOKEN = 'test-bootstrap-token-0123456789abcdef'
 
@@ -11,10 +12,13 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
   return parseEnv({ NODE_ENV: 'test', LOG_LEVEL: 'silent', LOOKOUT_BOOTSTRAP_TOKEN: TEST_TOKEN, ...overrides })
 }
 
-/** The console process's Express app (gateway + embedded backend), without pages. */
-export function createTestApp(db: Db, overrides: Record<string, string> = {}) {
+/**
+ * The console process's Express app (gateway + embedded backend), without pages. Pass a
+ * `logger` to capture log lines (e.g. to prove a secret never reaches them).
+ */
+export function createTestApp(db: Db, overrides: Record<string, string> = {}, options: { logger?: Logger } = {}) {
   const env = testEnv(overrides)
-  const logger = createLogger('silent')
+  const logger = options.logger ?? createLogger('silent')
   const backend = createBackend({ db, env, logger, appVersion: APP_VERSION })
   const app = createApp({ env, db, logger, embedded: backend.router, isMigrated: () => true })
   return { app, env, backend }

@@ -85,6 +85,13 @@ export type SyncOutcome = { synced: number; removed: number; skipped: boolean }
  * materialised, deleted ones unscheduled. One process at a time holds the sync lock; the others
  * skip and catch up on their next poll.
  */
+/**
+ * The demo estate's canaries point at hosts that exist only in its story: their history is
+ * generated, and running them for real would turn the whole demo red. They are never scheduled;
+ * every other canary — however it was written — is.
+ */
+export const DEMO_SOURCE = 'Demo'
+
 export async function syncCanaries(db: Db, options: { logger?: Logger; canaryId?: string; wait?: boolean } = {}): Promise<SyncOutcome> {
   return db.transaction(async (tx) => {
     const lock = options.wait
@@ -95,13 +102,14 @@ export async function syncCanaries(db: Db, options: { logger?: Logger; canaryId?
       `SELECT c.id, c.name, c.namespace, c.labels, c.annotations, c.spec, ${FINGERPRINT} AS fingerprint
        FROM canaries c LEFT JOIN lookout.canary_sync s ON s.canary_id = c.id
        WHERE c.deleted_at IS NULL AND c.agent_id = $1 AND ($2::uuid IS NULL OR c.id = $2::uuid)
+         AND c.source IS DISTINCT FROM '${DEMO_SOURCE}'
          AND (s.canary_id IS NULL OR s.fingerprint <> ${FINGERPRINT})`,
       [LOCAL_AGENT_ID, options.canaryId ?? null],
     )
     for (const canary of rows) await materialise(tx, canary, options.logger)
     const removed = await tx.query<{ canary_id: string }>(
       `DELETE FROM lookout.canary_sync s USING canaries c
-       WHERE c.id = s.canary_id AND (c.deleted_at IS NOT NULL OR c.agent_id <> $1)
+       WHERE c.id = s.canary_id AND (c.deleted_at IS NOT NULL OR c.agent_id <> $1 OR c.source = '${DEMO_SOURCE}')
        RETURNING s.canary_id`,
       [LOCAL_AGENT_ID],
     )

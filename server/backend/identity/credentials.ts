@@ -2,14 +2,29 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { NextFunction, Request, Response } from 'express'
 import type { Db } from '#server/db/client.ts'
 
-/** Who is calling: resolved once per request and kept on `res.locals.principal`. */
+/**
+ * Who is calling: resolved once per request and kept on `res.locals.principal`. `roles` holds
+ * only roles the credential itself implies (the bootstrap token is admin); role assignments
+ * live in casbin_rule and are read by the authorizer, so revoking a role takes effect on
+ * sessions and tokens that already exist.
+ */
 export type Principal = {
   personId: string
   name: string
   email?: string
   roles: string[]
-  via: 'bootstrap-token' | 'session'
+  via: 'bootstrap-token' | 'session' | 'access-token' | 'kratos-session'
+  /** Set when the caller authenticated with a stored access token. */
+  tokenId?: string
+  /** people.type: 'access_token' for token identities, 'agent' for agents, absent for humans. */
+  personType?: string
 }
+
+/**
+ * A further way to recognise a caller (e.g. the Kratos session cookie). Resolvers run after
+ * access tokens and before the console's own session cookie; the first principal wins.
+ */
+export type CredentialResolver = (req: Request) => Promise<Principal | undefined>
 
 export const SESSION_COOKIE = 'lookout_session'
 const BOOTSTRAP_SETTING = 'bootstrap_token_sha256'
@@ -25,6 +40,9 @@ function sameHash(a: string, b: string): boolean {
   const right = Buffer.from(b, 'hex')
   return left.length === right.length && timingSafeEqual(left, right)
 }
+
+/** Prefix of stored access tokens (the bootstrap token uses `lko`). */
+export const ACCESS_TOKEN_PREFIX = 'lkt'
 
 export function newSecret(prefix: string): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`
@@ -53,14 +71,24 @@ export function cookieValue(header: string | undefined, name: string): string | 
   return undefined
 }
 
+export type TokenCheck = { principal: Principal } | { problem: 'unknown' | 'expired' }
+
 export type CredentialStore = {
   /** Generates and records a bootstrap token when none exists; returns it only to the caller that created it. */
   ensureBootstrapToken(): Promise<string | undefined>
   resolveAccessToken(token: string): Promise<Principal | undefined>
+  /** Like resolveAccessToken, telling an expired token from an unknown one. */
+  checkAccessToken(token: string): Promise<TokenCheck>
   createSession(principal: Principal, meta: { userAgent?: string; ip?: string }): Promise<{ id: string; expiresAt: Date }>
   resolveSession(id: string): Promise<Principal | undefined>
   deleteSession(id: string): Promise<void>
+  /** Signs a person out everywhere (soft delete, deactivation). */
+  deleteSessionsOf(personId: string): Promise<void>
 }
+
+// Auto-renewing tokens used within this window of their expiry are extended (http-api.md §1.5).
+const RENEW_WINDOW_MS = 15 * 86_400_000
+const RENEW_BY_MS = 30 * 86_400_000
 
 export function createCredentialStore(options: {
   db: Db
@@ -100,6 +128,49 @@ export function createCredentialStore(options: {
     return adminPrincipal
   }
 
+  async function checkAccessToken(token: string): Promise<TokenCheck> {
+    const hash = sha256(token)
+    const hashes = await bootstrapHashes()
+    if (hashes.some((candidate) => sameHash(candidate, hash))) return { principal: await bootstrapPrincipal() }
+    // The hash is the lookup key (unique index): a deleted row is rejected on the next request.
+    const { rows } = await db.query<{
+      id: string
+      person_id: string
+      expires_at: Date | string | null
+      auto_renew: boolean
+      name: string
+      email: string | null
+      type: string | null
+    }>(
+      `SELECT t.id, t.person_id, t.expires_at, t.auto_renew, p.name, p.email, p.type
+         FROM access_tokens t
+         JOIN people p ON p.id = t.person_id AND p.deleted_at IS NULL
+        WHERE t.value = $1
+          AND NOT EXISTS (SELECT 1 FROM lookout.inactive_people i WHERE i.person_id = t.person_id)`,
+      [hash],
+    )
+    const row = rows[0]
+    if (!row) return { problem: 'unknown' }
+    if (row.expires_at) {
+      const expiresAt = new Date(row.expires_at).getTime()
+      if (expiresAt <= Date.now()) return { problem: 'expired' }
+      if (row.auto_renew && expiresAt - Date.now() < RENEW_WINDOW_MS) {
+        await db.query('UPDATE access_tokens SET expires_at = $2 WHERE id = $1', [row.id, new Date(expiresAt + RENEW_BY_MS)])
+      }
+    }
+    return {
+      principal: {
+        personId: row.person_id,
+        name: row.name,
+        email: row.email ?? undefined,
+        roles: [],
+        via: 'access-token',
+        tokenId: row.id,
+        ...(row.type ? { personType: row.type } : {}),
+      },
+    }
+  }
+
   return {
     async ensureBootstrapToken() {
       if (envHash) return undefined
@@ -115,11 +186,11 @@ export function createCredentialStore(options: {
     },
 
     async resolveAccessToken(token) {
-      const hash = sha256(token)
-      const hashes = await bootstrapHashes()
-      if (hashes.some((candidate) => sameHash(candidate, hash))) return bootstrapPrincipal()
-      return undefined
+      const check = await checkAccessToken(token)
+      return 'principal' in check ? check.principal : undefined
     },
+
+    checkAccessToken,
 
     async createSession(principal, meta) {
       const id = randomBytes(32).toString('base64url')
@@ -133,20 +204,68 @@ export function createCredentialStore(options: {
     },
 
     async resolveSession(id) {
-      const { rows } = await db.query<{ person_id: string; roles: string[]; name: string; email: string | null }>(
-        `SELECT s.person_id, s.roles, p.name, p.email
+      const { rows } = await db.query<{ person_id: string; roles: string[]; name: string; email: string | null; type: string | null }>(
+        `SELECT s.person_id, s.roles, p.name, p.email, p.type
            FROM lookout.sessions s JOIN people p ON p.id = s.person_id AND p.deleted_at IS NULL
-          WHERE s.id_hash = $1 AND s.expires_at > now()`,
+          WHERE s.id_hash = $1 AND s.expires_at > now()
+            AND NOT EXISTS (SELECT 1 FROM lookout.inactive_people i WHERE i.person_id = s.person_id)`,
         [sha256(id)],
       )
       const row = rows[0]
       if (!row) return undefined
-      return { personId: row.person_id, name: row.name, email: row.email ?? undefined, roles: row.roles, via: 'session' }
+      return {
+        personId: row.person_id,
+        name: row.name,
+        email: row.email ?? undefined,
+        roles: row.roles,
+        via: 'session',
+        ...(row.type ? { personType: row.type } : {}),
+      }
     },
 
     async deleteSession(id) {
       await db.query('DELETE FROM lookout.sessions WHERE id_hash = $1', [sha256(id)])
     },
+
+    async deleteSessionsOf(personId) {
+      await db.query('DELETE FROM lookout.sessions WHERE person_id = $1', [personId])
+    },
+  }
+}
+
+/**
+ * A resolver for a session cookie kept by another service (the Kratos-compatible identity
+ * service: cookie `ory_kratos_session`, people rows share the identity's id). `lookup` returns
+ * the person behind a cookie value, or undefined for unknown/expired/inactive sessions.
+ */
+export function sessionCookieResolver(
+  db: Db,
+  cookieName: string,
+  lookup: (value: string) => Promise<{ personId: string; name: string; email?: string } | undefined>,
+  via: Principal['via'] = 'kratos-session',
+): CredentialResolver {
+  return async (req) => {
+    const value = cookieValue(req.headers.cookie, cookieName)
+    if (!value) return undefined
+    const person = await lookup(value)
+    if (!person) return undefined
+    // Soft-deleted or deactivated people (DELETE /people, /people/update active:false) are
+    // refused here too, whatever the other service's session table says.
+    const { rows } = await db.query<{ type: string | null }>(
+      `SELECT p.type FROM people p
+        WHERE p.id = $1 AND p.deleted_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM lookout.inactive_people i WHERE i.person_id = p.id)`,
+      [person.personId],
+    )
+    if (!rows[0]) return undefined
+    return {
+      personId: person.personId,
+      name: person.name,
+      ...(person.email ? { email: person.email } : {}),
+      roles: [],
+      via,
+      ...(rows[0].type ? { personType: rows[0].type } : {}),
+    }
   }
 }
 
@@ -162,19 +281,26 @@ export function isPublicPath(path: string): boolean {
  * Resolves the caller from a bearer/basic access token or the session cookie. Every other
  * path answers 401 JSON without credentials: the console turns that into a sign-in redirect.
  */
-export function requireCredentials(store: CredentialStore) {
+export function requireCredentials(store: CredentialStore, options: { resolvers?: CredentialResolver[] } = {}) {
+  const resolvers = options.resolvers ?? []
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
       const token = accessTokenFromHeader(req.headers.authorization)
       let principal: Principal | undefined
       if (token) {
-        principal = await store.resolveAccessToken(token)
-        if (!principal) {
-          res.status(401).json({ error: 'unauthorized', message: 'invalid access token' })
+        const check = await store.checkAccessToken(token)
+        if (!('principal' in check)) {
+          const message = check.problem === 'expired' ? 'access token has expired' : 'invalid access token'
+          res.status(401).json({ error: 'unauthorized', message })
           return
         }
+        principal = check.principal
       } else {
-        const sessionId = cookieValue(req.headers.cookie, SESSION_COOKIE)
+        for (const resolve of resolvers) {
+          principal = await resolve(req)
+          if (principal) break
+        }
+        const sessionId = principal ? undefined : cookieValue(req.headers.cookie, SESSION_COOKIE)
         if (sessionId) principal = await store.resolveSession(sessionId)
       }
       if (principal) res.locals.principal = principal

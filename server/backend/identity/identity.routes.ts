@@ -1,5 +1,7 @@
 import express, { type Request, type Response } from 'express'
 import { z } from 'zod'
+import type { Db } from '#server/db/client.ts'
+import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import {
   SESSION_COOKIE,
   accessTokenFromHeader,
@@ -27,8 +29,8 @@ function sessionCookie(req: Request, value: string, maxAgeSeconds: number): stri
  * Sign-in placeholder in the shape of the platform's basic-auth mode (`POST /auth/login`):
  * an access token exchanged for a server-side session held in PostgreSQL.
  */
-export function createIdentityRouter(options: { store: CredentialStore }): express.Router {
-  const { store } = options
+export function createIdentityRouter(options: { store: CredentialStore; db: Db; authorizer: Authorizer }): express.Router {
+  const { store, db, authorizer } = options
   const router = express.Router()
 
   router.post('/auth/login', express.json({ limit: '16kb' }), async (req: Request, res: Response) => {
@@ -63,20 +65,36 @@ export function createIdentityRouter(options: { store: CredentialStore }): expre
   router.post('/auth/logout', logout)
   router.get('/auth/logout', logout)
 
-  router.get('/auth/whoami', (_req, res) => {
-    const principal = principalOf(res)
-    res.json({
-      message: 'success',
-      payload: {
-        user: {
-          id: principal.personId,
-          name: principal.name,
-          ...(principal.email ? { email: principal.email } : {}),
+  // Roles come from casbin (plus any the credential implies), permissions are the effective
+  // rules the console turns into its client-side authoriser (http-api.md §2.1.1).
+  router.get('/auth/whoami', async (_req, res, next) => {
+    try {
+      const principal = principalOf(res)
+      const { rows } = await db.query<{ avatar: string | null; type: string | null; external_id: string | null; properties: unknown }>(
+        'SELECT avatar, type, external_id, properties FROM people WHERE id = $1',
+        [principal.personId],
+      )
+      const person = rows[0]
+      const [roles, permissions] = await Promise.all([authorizer.rolesOf(principal), authorizer.effectivePermissions(principal)])
+      res.json({
+        message: 'success',
+        payload: {
+          user: {
+            id: principal.personId,
+            name: principal.name,
+            ...(principal.email ? { email: principal.email } : {}),
+            ...(person?.avatar ? { avatar: person.avatar } : {}),
+            ...(person?.type ? { type: person.type } : {}),
+            ...(person?.external_id ? { external_id: person.external_id } : {}),
+            ...(person?.properties && typeof person.properties === 'object' ? { properties: person.properties } : {}),
+          },
+          roles,
+          permissions,
         },
-        roles: principal.roles,
-        permissions: [],
-      },
-    })
+      })
+    } catch (error) {
+      next(error)
+    }
   })
 
   return router

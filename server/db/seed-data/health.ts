@@ -259,7 +259,8 @@ export function buildHealth(
       labels: canary.labels,
       annotations: null,
       spec,
-      source: canary.remote ? 'Push' : random.pick(['KubernetesCRD', 'KubernetesCRD', 'UI']),
+      // 'Demo' keeps the check engine off these canaries (see DEMO_SOURCE in health/canary-sync.ts).
+      source: canary.remote ? 'Push' : 'Demo',
       created_at: createdAt,
       created_by: canary.remote ? null : random.pick(creators),
       updated_at: ctx.ago(random.int(1, 20) * DAY),

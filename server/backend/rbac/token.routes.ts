@@ -1,0 +1,125 @@
+import express, { type NextFunction, type Request, type Response } from 'express'
+import { stringify } from 'yaml'
+import { z } from 'zod'
+import type { Db } from '#server/db/client.ts'
+import { principalOf } from '#server/backend/identity/credentials.ts'
+import { TokenError, createScopedToken, deleteToken, issuePersonToken, listTokens } from './access-tokens.ts'
+import type { Authorizer } from './authorizer.ts'
+
+const CreateTokenSchema = z.object({
+  name: z.string({ required_error: 'Name is required', invalid_type_error: 'Name is required' }),
+  expiry: z.string().optional(),
+  auto_renew: z.boolean().optional(),
+  scope: z.unknown().optional(),
+})
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+function sendTokenError(res: Response, error: unknown, next: NextFunction) {
+  if (error instanceof TokenError) {
+    if (error.status === 403) {
+      res.status(403).type('text/plain').send(error.message)
+      return
+    }
+    res.status(error.status).json({ error: error.message })
+    return
+  }
+  next(error)
+}
+
+/** The kubeconfig's tenant: the public host without the hosting domain (http-api.md §2.1.10). */
+function tenantOf(host: string): string {
+  return host.replace(/:\d+$/, '').replace(/\.flanksource\.com$/, '') || 'lookout'
+}
+
+/**
+ * `/auth/create_token`, `/auth/tokens`, `/auth/token/{id}` and `/kubeconfig`. Secrets appear
+ * once, in the create response body (and the kubeconfig file); nothing here logs them.
+ */
+export function createTokenRouter(options: { db: Db; authorizer: Authorizer; publicUrl?: string }): express.Router {
+  const { db, authorizer } = options
+  const router = express.Router()
+
+  router.post('/auth/create_token', express.json({ limit: '64kb' }), async (req, res, next) => {
+    try {
+      const parsed = CreateTokenSchema.safeParse(req.body ?? {})
+      if (!parsed.success) {
+        res.status(400).json({ error: parsed.error.issues.map((issue) => issue.message).join('; ') })
+        return
+      }
+      const principal = principalOf(res)
+      const created = await createScopedToken(db, {
+        creator: { personId: principal.personId, email: principal.email, roles: await authorizer.rolesOf(principal) },
+        name: parsed.data.name,
+        expiry: parsed.data.expiry,
+        autoRenew: parsed.data.auto_renew,
+        scope: parsed.data.scope,
+      })
+      authorizer.invalidate()
+      req.log?.info({ tokenId: created.id, personId: created.personId }, 'access token created')
+      res.json({ message: 'success', payload: { token: created.token } })
+    } catch (error) {
+      sendTokenError(res, error, next)
+    }
+  })
+
+  router.get('/auth/tokens', async (_req, res, next) => {
+    try {
+      res.json({ message: 'success', payload: await listTokens(db) })
+    } catch (error) {
+      next(error)
+    }
+  })
+
+  router.delete('/auth/token/:id?', async (req, res, next) => {
+    try {
+      const id = req.params.id ?? ''
+      if (!id) {
+        res.status(400).json({ error: 'token id is required' })
+        return
+      }
+      if (!UUID.test(id)) {
+        res.status(400).json({ error: `invalid token id ${JSON.stringify(id.slice(0, 64))}` })
+        return
+      }
+      const principal = principalOf(res)
+      const roles = await authorizer.rolesOf(principal)
+      await deleteToken(db, id, { personId: principal.personId, isAdmin: roles.includes('admin') })
+      authorizer.invalidate()
+      res.json({ message: 'success' })
+    } catch (error) {
+      sendTokenError(res, error, next)
+    }
+  })
+
+  router.get('/kubeconfig', async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const principal = principalOf(res)
+      const base = options.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`
+      const url = new URL(base)
+      const tenant = tenantOf(url.host)
+      const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')
+      const { token } = await issuePersonToken(db, {
+        personId: principal.personId,
+        name: `kubeconfig-${stamp}-${Math.random().toString(36).slice(2, 8)}`,
+        expiresAt: null,
+      })
+      const cluster = `lookout-${tenant}`
+      const kubeconfig = {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: cluster, cluster: { server: `${url.origin}${url.pathname.replace(/\/$/, '')}/kubeproxy` } }],
+        users: [{ name: 'token', user: { username: 'token', password: token } }],
+        contexts: [{ name: 'default', context: { cluster, user: 'token' } }],
+        'current-context': 'default',
+      }
+      res.setHeader('Content-Disposition', `attachment; filename=${tenant}-kubeconfig.yaml`)
+      res.setHeader('Cache-Control', 'no-store')
+      res.type('text/yaml').send(stringify(kubeconfig))
+    } catch (error) {
+      next(error)
+    }
+  })
+
+  return router
+}
