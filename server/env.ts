@@ -39,6 +39,22 @@ export const EnvSchema = z
 
     LOOKOUT_BOOTSTRAP_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     LOOKOUT_SESSION_TTL_HOURS: positiveInt(24),
+    LOOKOUT_ADMIN_EMAIL: z.string().email('must be an e-mail address').optional(),
+    LOOKOUT_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+    LOOKOUT_REGISTRATION: z.enum(['open', 'closed']).default('closed'),
+    LOOKOUT_DEFAULT_ROLE: z.enum(['admin', 'editor', 'viewer', 'guest', 'commander', 'responder']).default('viewer'),
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+      .optional(),
+    LOOKOUT_MAIL_FROM: z.string().min(3).default('Lookout <lookout@localhost>'),
+
+    LOOKOUT_ENGINE: z.enum(['on', 'off']).default('on'),
+    LOOKOUT_CHECK_CONCURRENCY: z.coerce.number().int().positive().max(10_000).default(50),
+    LOOKOUT_CHECK_TIMEOUT_MS: positiveInt(60_000),
+    LOOKOUT_CHECK_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
+    LOOKOUT_CHECK_STATUS_RETENTION_DAYS: positiveInt(30),
+    LOOKOUT_ENGINE_PROCESS_ID: z.string().min(1).max(200).optional(),
 
     LOOKOUT_MODE: z.enum(['embedded', 'upstream']).default('embedded'),
     BACKEND_URL: httpUrl.optional(),

@@ -6,10 +6,17 @@ import { SUB_BASES } from '#server/gateway/sub-bases.ts'
 import {
   createCredentialStore,
   requireCredentials,
+  sessionCookieResolver,
   type CredentialResolver,
   type CredentialStore,
 } from './identity/credentials.ts'
+import { createCanaryRouter } from './health/canary.routes.ts'
+import type { CheckEngine } from './health/check-engine.ts'
 import { createIdentityRouter } from './identity/identity.routes.ts'
+import { createInviteRouter } from './identity/invite.routes.ts'
+import { createKratosRouter } from './identity/kratos/kratos-router.ts'
+import { resolveKratosSession } from './identity/kratos/sessions.ts'
+import { createMailer } from './identity/mail/mailer.ts'
 import { createPeopleRouter } from './people/people.routes.ts'
 import { createPostgrestRouter } from './postgrest/router.ts'
 import { createAuthorizer, type Authorizer } from './rbac/authorizer.ts'
@@ -34,7 +41,11 @@ export function createBackend(options: {
   env: Env
   logger: Logger
   appVersion: string
-  /** Extra ways to recognise callers, e.g. the Kratos session cookie (tried before the console session). */
+  /** The console's URL as people reach it; identity flows and mailed links are built on it. */
+  consoleUrl: () => string
+  /** The check engine of this process, for Run Now; absent where no engine runs. */
+  engine?: CheckEngine
+  /** Extra ways to recognise callers (tried after the Kratos session, before the console session). */
   credentialResolvers?: CredentialResolver[]
 }): Backend {
   const { db, env, logger } = options
@@ -46,14 +57,35 @@ export function createBackend(options: {
   const authorizer = createAuthorizer(db)
   const dbAuthorization = createDbAuthorization({ db, authorizer, logger })
   const router = express.Router()
+  const mailer = createMailer({ db, smtpUrl: env.SMTP_URL, from: env.LOOKOUT_MAIL_FROM, logger })
+  const identityPublicUrl = () => `${options.consoleUrl()}/api/.ory`
+  const kratosSession = sessionCookieResolver(db, 'ory_kratos_session', async (value) => {
+    const session = await resolveKratosSession(db, value)
+    return session && { personId: session.identityId, name: session.name, email: session.email }
+  })
 
   router.get('/health', (_req, res) => {
     res.type('text').send('OK')
   })
-  router.use(requireCredentials(credentials, { resolvers: options.credentialResolvers }))
+  // The identity service authenticates its own callers (flows, CSRF, session cookie).
+  router.use(
+    '/kratos',
+    createKratosRouter({
+      db,
+      logger,
+      mailer,
+      publicBaseUrl: identityPublicUrl,
+      uiBaseUrl: options.consoleUrl,
+      registration: env.LOOKOUT_REGISTRATION,
+      defaultRole: env.LOOKOUT_DEFAULT_ROLE,
+      onIdentityCreated: async () => authorizer.invalidate(),
+    }),
+  )
+  router.use(requireCredentials(credentials, { resolvers: [kratosSession, ...(options.credentialResolvers ?? [])] }))
   // Every sub-base but /db is checked here; /db is checked per relation by the PostgREST hook.
   router.use(requireRouteAccess(authorizer, logger))
   router.use(createIdentityRouter({ store: credentials, db, authorizer }))
+  router.use(createInviteRouter({ db, mailer, publicBaseUrl: options.consoleUrl, uiBaseUrl: options.consoleUrl }))
   router.use(createTokenRouter({ db, authorizer, publicUrl: env.LOOKOUT_PUBLIC_URL }))
   router.use(createRbacRouter({ db, authorizer }))
   router.use(createPeopleRouter({ db, store: credentials, authorizer }))
@@ -69,6 +101,8 @@ export function createBackend(options: {
       isAuthenticated: (req) => Boolean(req.res?.locals.principal),
     }),
   )
+
+  router.use('/canary', createCanaryRouter({ db, engine: options.engine, logger }))
 
   // Sub-bases whose service has not been built yet answer honestly instead of 404.
   for (const subBase of SUB_BASES) {

@@ -87,6 +87,8 @@ export function createGatewayHandler(options: GatewayOptions): RequestHandler {
         sendGatewayError(req, res, 502, 'no_backend', `no backend is configured for /api${subBase.base} (${subBase.purpose})`)
         return
       }
+      // The platform serves the identity API under /kratos; /api/.ory is its browser-facing name.
+      if (subBase.service === 'kratos') req.url = `/kratos${rest}`
       embedded(req, res, next)
     } catch (error) {
       next(error)

@@ -33,6 +33,19 @@ export type AuthorizeRequest = {
 }
 export type AuthorizeResult = { allowed: true } | { allowed: false; status: 401 | 403; message: string }
 
+/** What a write validator sees: the parsed body rows (none for DELETE) of one write request. */
+export type ValidateWriteInput = {
+  relation: string
+  method: 'POST' | 'PATCH' | 'DELETE'
+  rows: Record<string, unknown>[]
+  req: express.Request
+  /** For validators that must look at existing rows (e.g. a parent's type). */
+  db: Queryable
+}
+export type ValidateWriteResult =
+  | { ok: true }
+  | { ok: false; status: 400; code: string; message: string; details?: string }
+
 export type PostgrestRouterOptions = {
   db: Db
   schema?: string
@@ -45,6 +58,11 @@ export type PostgrestRouterOptions = {
   isAuthenticated?: (req: express.Request) => boolean
   /** Largest accepted request body in bytes (default 10 MiB). */
   maxBodyBytes?: number
+  /**
+   * Domain rules the schema cannot express (vocabularies, nesting), checked before the SQL of
+   * every table write; a failure is answered as a PostgREST-shaped error with its status.
+   */
+  validateWrite?: (input: ValidateWriteInput) => Promise<ValidateWriteResult>
 }
 
 const ACTIONS: Record<string, AuthorizeRequest['action']> = {
@@ -423,8 +441,14 @@ async function handle(engine: Engine, options: PostgrestRouterOptions, req: expr
     return readRows(engine, req, node, () => relationSql(relation), format, prefs)
   }
   checkContentType(req)
+  const validate = async (writeMethod: ValidateWriteInput['method'], rows: Record<string, unknown>[]) => {
+    if (!options.validateWrite) return
+    const verdict = await options.validateWrite({ relation: name, method: writeMethod, rows, req, db: options.db })
+    if (!verdict.ok) throw new PostgrestError(verdict.status, verdict.code, verdict.message, verdict.details ?? null)
+  }
   if (method === 'POST') {
     const body = parseJsonBody(await readBody(req, limitBody))
+    await validate('POST', body.rows)
     return writeRows(engine, relation, node, 'POST', (p) => insertCte(relation, body, params.columns, params.onConflict, prefs, p), format, prefs)
   }
   const limit = node.limit
@@ -432,9 +456,11 @@ async function handle(engine: Engine, options: PostgrestRouterOptions, req: expr
     requireFilters(node, limit, 'UPDATE')
     const body = parseJsonBody(await readBody(req, limitBody))
     if (body.isArray) throw bodyError('A PATCH body must be a single JSON object')
+    await validate('PATCH', body.rows)
     return writeRows(engine, relation, node, 'PATCH', (p) => updateCte(node, body, p, limit, orderClause(node, p)), format, prefs)
   }
   requireFilters(node, limit, 'DELETE')
+  await validate('DELETE', [])
   return writeRows(engine, relation, node, 'DELETE', (p) => deleteCte(node, p, limit, orderClause(node, p)), format, prefs)
 }
 

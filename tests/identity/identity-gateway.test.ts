@@ -1,0 +1,103 @@
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import request from 'supertest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
+import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { bearer, createTestApp } from '#tests/support/test-app.ts'
+import { CookieJar } from './kratos-harness.ts'
+
+/**
+ * The identity service as the console reaches it: through the gateway at /api/.ory, with the
+ * Kratos session cookie then accepted by every other /api call.
+ */
+let testDb: TestDb
+let server: Server
+let base: string
+
+beforeAll(async () => {
+  testDb = await createTestDb()
+  const { app } = createTestApp(testDb.db)
+  server = app.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+
+afterAll(async () => {
+  server?.close()
+  await testDb?.drop()
+})
+
+async function signIn(email: string, password: string): Promise<CookieJar> {
+  const jar = new CookieJar()
+  const created = await fetch(`${base}/api/.ory/self-service/login/browser`, { headers: { Accept: 'application/json' } })
+  jar.store(created.headers.getSetCookie())
+  const flow = (await created.json()) as { id: string; ui: { action: string; nodes: { attributes: { name?: string; value?: string } }[] } }
+  const csrf = flow.ui.nodes.find((node) => node.attributes.name === 'csrf_token')?.attributes.value
+  const submitted = await fetch(`${base}/api/.ory/self-service/login?flow=${flow.id}`, {
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json', Cookie: jar.header() },
+    body: JSON.stringify({ method: 'password', identifier: email, password, csrf_token: csrf }),
+  })
+  jar.store(submitted.headers.getSetCookie())
+  expect(submitted.status).toBe(200)
+  return jar
+}
+
+describe('identity through the gateway', () => {
+  it('serves the Kratos API at /api/.ory with flow actions pointing back there', async () => {
+    const response = await request(server).get('/api/.ory/self-service/login/browser').set('Accept', 'application/json')
+    expect(response.status).toBe(200)
+    expect(response.body.ui.action).toMatch(/\/api\/\.ory\/self-service\/login\?flow=[0-9a-f-]{36}$/)
+  })
+
+  it('accepts the Kratos session cookie on every /api call, with the roles of the identity', async () => {
+    await createIdentity(testDb.db, {
+      email: 'dana@example.org',
+      firstName: 'Dana',
+      lastName: 'Ops',
+      password: 'correct horse battery staple 42',
+      role: 'editor',
+    })
+    const jar = await signIn('dana@example.org', 'correct horse battery staple 42')
+    expect(jar.get('ory_kratos_session')).toBeTruthy()
+    const whoami = await request(server).get('/api/auth/whoami').set('Cookie', jar.header())
+    expect(whoami.status).toBe(200)
+    expect(whoami.body.payload.user).toMatchObject({ name: 'Dana Ops', email: 'dana@example.org' })
+    expect(whoami.body.payload.roles).toContain('editor')
+    // Editors read checks but may not write connections (spec 002 §6).
+    expect((await request(server).get('/api/db/checks?select=id&limit=1').set('Cookie', jar.header())).status).toBe(200)
+    const refused = await request(server).post('/api/db/connections').set('Cookie', jar.header()).send({ name: 'x', type: 'http' })
+    expect(refused.status).toBe(403)
+  })
+
+  it('invites a user: identity with its role, and a one-time link by mail', async () => {
+    const missingRole = await request(server).post('/api/auth/invite_user').set(bearer).send({ email: 'new@example.org' })
+    expect(missingRole.status).toBe(400)
+    expect(missingRole.body).toEqual({ error: 'role is required' })
+    const missingEmail = await request(server).post('/api/auth/invite_user').set(bearer).send({ role: 'viewer' })
+    expect(missingEmail.status).toBe(400)
+    expect(missingEmail.body).toEqual({ error: 'email is required' })
+
+    const invited = await request(server)
+      .post('/api/auth/invite_user')
+      .set(bearer)
+      .send({ firstName: 'Noor', lastName: 'Ali', email: 'noor@example.org', role: 'responder' })
+    expect(invited.status).toBe(200)
+    expect(invited.body.link).toMatch(/\/api\/\.ory\/self-service\/recovery\?flow=.+&token=.+/)
+    const { rows } = await testDb.db.query<{ recipient: string; body: string }>(
+      `SELECT "to" AS recipient, body FROM identity.mail_outbox WHERE "to" = 'noor@example.org'`,
+    )
+    expect(rows).toHaveLength(1)
+    expect(rows[0]!.body).toContain(invited.body.link)
+    const roles = await testDb.db.query<{ roles: string[] }>(`SELECT roles FROM people_roles WHERE email = 'noor@example.org'`)
+    expect(roles.rows[0]?.roles).toContain('responder')
+
+    const again = await request(server)
+      .post('/api/auth/invite_user')
+      .set(bearer)
+      .send({ firstName: 'Noor', lastName: 'Ali', email: 'noor@example.org', role: 'viewer' })
+    expect(again.status).toBe(409)
+    expect(again.body).toEqual({ error: 'user already exists' })
+  })
+})
