@@ -2,6 +2,9 @@ import type { AddressInfo } from 'node:net'
 import { createApp } from '#server/app.ts'
 import { createBackend } from '#server/backend/backend-app.ts'
 import { APP_VERSION, handleShutdown, loadEnvOrExit, localUrl, prepareDatabase } from '#server/boot.ts'
+import { firstAdminLines } from '#server/backend/identity/first-admin.ts'
+import { createCheckEngine } from '#server/backend/health/check-engine.ts'
+import { engineOptionsFromEnv } from '#server/backend/health/engine-env.ts'
 import { createConsoleHandler } from '#server/console.ts'
 import { createLogger } from '#server/logger.ts'
 
@@ -10,10 +13,13 @@ const logger = createLogger(env.LOG_LEVEL)
 
 async function main(): Promise<void> {
   const db = await prepareDatabase(env, logger)
-  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION })
-  const generatedToken = env.LOOKOUT_MODE === 'embedded' ? await backend.credentials.ensureBootstrapToken() : undefined
-
   let gatewayBaseUrl = ''
+  const consoleUrl = () => env.LOOKOUT_PUBLIC_URL ?? gatewayBaseUrl
+  const embedded = env.LOOKOUT_MODE === 'embedded'
+  const engine = embedded && env.LOOKOUT_ENGINE === 'on' ? createCheckEngine({ db, logger, ...engineOptionsFromEnv(env) }) : undefined
+  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION, consoleUrl, engine })
+  const generatedToken = embedded ? await backend.credentials.ensureBootstrapToken() : undefined
+
   const consoleHandler = await createConsoleHandler({
     isProduction: env.NODE_ENV === 'production',
     getLoadContext: (_req, res) => ({
@@ -38,9 +44,11 @@ async function main(): Promise<void> {
   })
   const port = (server.address() as AddressInfo).port
   gatewayBaseUrl = localUrl(env.HOST, port)
-  const url = env.LOOKOUT_PUBLIC_URL ?? gatewayBaseUrl
+  const url = consoleUrl()
+  engine?.start()
 
   const lines = [`Lookout ${APP_VERSION} is running at ${url} (${env.LOOKOUT_MODE} mode, ${db.engine})`]
+  if (embedded) lines.push(...(await firstAdminLines(db, env, url, backend)))
   if (generatedToken) {
     lines.push(
       `Sign in at ${url}/login with this admin access token (shown once; set LOOKOUT_BOOTSTRAP_TOKEN to choose your own):`,
@@ -62,6 +70,7 @@ async function main(): Promise<void> {
     logger,
     graceMs: env.LOOKOUT_SHUTDOWN_GRACE_MS,
     onClose: async () => {
+      await engine?.stop()
       await consoleHandler.close()
       await db.close()
     },
