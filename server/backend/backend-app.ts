@@ -18,7 +18,8 @@ import { createKratosRouter } from './identity/kratos/kratos-router.ts'
 import { resolveKratosSession } from './identity/kratos/sessions.ts'
 import { createMailer } from './identity/mail/mailer.ts'
 import { createPeopleRouter } from './people/people.routes.ts'
-import { createPostgrestRouter } from './postgrest/router.ts'
+import { createPostgrestRouter, type ValidateWriteInput, type ValidateWriteResult } from './postgrest/router.ts'
+import { createPermissionWriteValidator } from './rbac/permission-escalation.ts'
 import { createAuthorizer, type Authorizer } from './rbac/authorizer.ts'
 import { createRbacRouter } from './rbac/rbac.routes.ts'
 import { createDbAuthorization, requireRouteAccess } from './rbac/rbac-middleware.ts'
@@ -56,6 +57,14 @@ export function createBackend(options: {
   })
   const authorizer = createAuthorizer(db)
   const dbAuthorization = createDbAuthorization({ db, authorizer, logger })
+  const writeValidators = [createPermissionWriteValidator(authorizer)]
+  const validateDataWrite = async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
+    for (const validate of writeValidators) {
+      const verdict = await validate(input)
+      if (!verdict.ok) return verdict
+    }
+    return { ok: true }
+  }
   const router = express.Router()
   const mailer = createMailer({ db, smtpUrl: env.SMTP_URL, from: env.LOOKOUT_MAIL_FROM, logger })
   const identityPublicUrl = () => `${options.consoleUrl()}/api/.ory`
@@ -98,6 +107,7 @@ export function createBackend(options: {
       maxRows: env.LOOKOUT_DB_MAX_ROWS,
       statementTimeoutMs: env.LOOKOUT_DB_STATEMENT_TIMEOUT_MS,
       authorize: dbAuthorization.authorize,
+      validateWrite: validateDataWrite,
       isAuthenticated: (req) => Boolean(req.res?.locals.principal),
     }),
   )

@@ -21,6 +21,9 @@ const NOT_READ_BY_INCIDENT_ROLES: Area[] = ['rbac', 'identities', 'connections']
 const INCIDENT_WRITES: Area[] = ['responder', 'incident', 'evidences', 'comments']
 
 function specAllows(role: Role, area: Area, kind: Kind): boolean {
+  // The one cell family we refuse on purpose: the token table is not served by /api/db to
+  // anyone (docs/decisions/005-authorization.md); tokens go through /api/auth.
+  if (area === 'kratos') return false
   switch (role) {
     case 'admin':
       return true

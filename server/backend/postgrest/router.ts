@@ -44,7 +44,7 @@ export type ValidateWriteInput = {
 }
 export type ValidateWriteResult =
   | { ok: true }
-  | { ok: false; status: 400; code: string; message: string; details?: string }
+  | { ok: false; status: 400 | 403; code: string; message: string; details?: string }
 
 export type PostgrestRouterOptions = {
   db: Db

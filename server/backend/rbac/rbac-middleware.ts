@@ -139,6 +139,14 @@ export function createDbAuthorization(options: { db: Db; authorizer: Authorizer;
     if (!principal) return { allowed: false, status: 401, message: 'Not logged in' }
     const access = relationAccess(request.relation, request.kind)
     if (!access) return { allowed: false, status: 403, message: ACCESS_DENIED }
+    // Deliberate departure from the spec's matrix (docs/decisions/005): the token table is never
+    // served through the data API, to anyone. Its rows are credentials (hashes, owners, expiry);
+    // an editor who could insert one for an admin would hold the admin's power. Tokens are
+    // managed through /api/auth/create_token, /tokens and /token/{id}, as the platform does.
+    if (access.area === 'kratos') {
+      if (res) rbacHeaders(res, principal.personId, access.object, request.action)
+      return { allowed: false, status: 403, message: ACCESS_DENIED }
+    }
     let resource: ResourceRef | undefined
     const id = access.resource ? singleId(request.req) : undefined
     if (id && (await authorizer.dependsOnResource(principal, access.object, access.area))) {
