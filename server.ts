@@ -3,8 +3,7 @@ import { createApp } from '#server/app.ts'
 import { createBackend } from '#server/backend/backend-app.ts'
 import { APP_VERSION, handleShutdown, loadEnvOrExit, localUrl, prepareDatabase } from '#server/boot.ts'
 import { firstAdminLines } from '#server/backend/identity/first-admin.ts'
-import { createCheckEngine } from '#server/backend/health/check-engine.ts'
-import { engineOptionsFromEnv } from '#server/backend/health/engine-env.ts'
+import { createBackgroundWorkers } from '#server/backend/background-workers.ts'
 import { createConsoleHandler } from '#server/console.ts'
 import { createLogger } from '#server/logger.ts'
 
@@ -16,8 +15,8 @@ async function main(): Promise<void> {
   let gatewayBaseUrl = ''
   const consoleUrl = () => env.LOOKOUT_PUBLIC_URL ?? gatewayBaseUrl
   const embedded = env.LOOKOUT_MODE === 'embedded'
-  const engine = embedded && env.LOOKOUT_ENGINE === 'on' ? createCheckEngine({ db, logger, ...engineOptionsFromEnv(env) }) : undefined
-  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION, consoleUrl, engine })
+  const workers = embedded ? createBackgroundWorkers({ db, env, logger }) : undefined
+  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION, consoleUrl, engine: workers?.engine })
   const generatedToken = embedded ? await backend.credentials.ensureBootstrapToken() : undefined
 
   const consoleHandler = await createConsoleHandler({
@@ -45,7 +44,7 @@ async function main(): Promise<void> {
   const port = (server.address() as AddressInfo).port
   gatewayBaseUrl = localUrl(env.HOST, port)
   const url = consoleUrl()
-  engine?.start()
+  await workers?.start()
 
   const lines = [`Lookout ${APP_VERSION} is running at ${url} (${env.LOOKOUT_MODE} mode, ${db.engine})`]
   if (embedded) lines.push(...(await firstAdminLines(db, env, url, backend)))
@@ -70,7 +69,7 @@ async function main(): Promise<void> {
     logger,
     graceMs: env.LOOKOUT_SHUTDOWN_GRACE_MS,
     onClose: async () => {
-      await engine?.stop()
+      await workers?.stop()
       await consoleHandler.close()
       await db.close()
     },

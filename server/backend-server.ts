@@ -1,8 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { createBackend } from '#server/backend/backend-app.ts'
-import { createCheckEngine } from '#server/backend/health/check-engine.ts'
-import { engineOptionsFromEnv } from '#server/backend/health/engine-env.ts'
+import { createBackgroundWorkers } from '#server/backend/background-workers.ts'
 import { APP_VERSION, handleShutdown, loadEnvOrExit, localUrl, prepareDatabase } from '#server/boot.ts'
 import { createHttpLogger, createLogger } from '#server/logger.ts'
 import { createMetrics } from '#server/ops/metrics.ts'
@@ -19,7 +18,7 @@ const logger = createLogger(env.LOG_LEVEL)
 async function main(): Promise<void> {
   const db = await prepareDatabase({ ...env, LOOKOUT_MODE: 'embedded' }, logger)
   let ownUrl = ''
-  const engine = env.LOOKOUT_ENGINE === 'on' ? createCheckEngine({ db, logger, ...engineOptionsFromEnv(env) }) : undefined
+  const workers = createBackgroundWorkers({ db, env, logger })
   const backend = createBackend({
     db,
     env,
@@ -27,7 +26,7 @@ async function main(): Promise<void> {
     appVersion: APP_VERSION,
     // Behind a console in upstream mode, people reach the identity flows through that console.
     consoleUrl: () => env.LOOKOUT_PUBLIC_URL ?? ownUrl,
-    engine,
+    engine: workers.engine,
   })
   const generatedToken = await backend.credentials.ensureBootstrapToken()
   const metrics = createMetrics(db)
@@ -46,11 +45,11 @@ async function main(): Promise<void> {
   })
   const url = localUrl(env.HOST, (server.address() as AddressInfo).port)
   ownUrl = url
-  engine?.start()
+  await workers.start()
   process.stdout.write(`Lookout backend ${APP_VERSION} listening at ${url} (${db.engine})\n`)
   if (generatedToken) process.stdout.write(`Admin access token (shown once): ${generatedToken}\n`)
   handleShutdown({ server, logger, graceMs: env.LOOKOUT_SHUTDOWN_GRACE_MS, onClose: async () => {
-      await engine?.stop()
+      await workers.stop()
       await db.close()
     },
   })

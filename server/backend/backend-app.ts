@@ -20,6 +20,7 @@ import { createMailer } from './identity/mail/mailer.ts'
 import { createPeopleRouter } from './people/people.routes.ts'
 import { createPostgrestRouter, type ValidateWriteInput, type ValidateWriteResult } from './postgrest/router.ts'
 import { createPermissionWriteValidator } from './rbac/permission-escalation.ts'
+import { incidentWriteValidator } from './incidents/incident-write-validator.ts'
 import { createAuthorizer, type Authorizer } from './rbac/authorizer.ts'
 import { createRbacRouter } from './rbac/rbac.routes.ts'
 import { createDbAuthorization, requireRouteAccess } from './rbac/rbac-middleware.ts'
@@ -57,7 +58,7 @@ export function createBackend(options: {
   })
   const authorizer = createAuthorizer(db)
   const dbAuthorization = createDbAuthorization({ db, authorizer, logger })
-  const writeValidators = [createPermissionWriteValidator(authorizer)]
+  const writeValidators = [createPermissionWriteValidator(authorizer), incidentWriteValidator]
   const validateDataWrite = async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
     for (const validate of writeValidators) {
       const verdict = await validate(input)

@@ -41,10 +41,13 @@ const DurationSchema = z.union([z.number().nonnegative(), z.string()]).transform
   return ms
 })
 
-const TimeoutSchema = z.union([
-  z.boolean().transform((on) => (on ? 0 : null)),
-  z.object({ timeout: DurationSchema.optional() }).strict().transform((value) => value.timeout ?? 0),
-])
+// `autoResolve: true` means "as soon as the check passes"; false turns it off.
+const TimeoutSchema = z
+  .preprocess(
+    (value) => (value === true ? { timeout: 0 } : value === false ? null : value),
+    z.object({ timeout: DurationSchema.optional() }, { invalid_type_error: 'must be {timeout: <duration>} or true' }).strict().nullable(),
+  )
+  .transform((value) => (value === null ? null : (value.timeout ?? 0)))
 
 const ClockSchema = z.string().regex(/^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'must be a time of day such as 09:00')
 const uuidField = (field: string) => z.string().uuid(`${field} must be a uuid`)

@@ -1,0 +1,37 @@
+import type { Logger } from 'pino'
+import type { Db } from '#server/db/client.ts'
+import type { Env } from '#server/env.ts'
+import { createEventConsumer } from './events/event-consumer.ts'
+import { createCheckEngine, type CheckEngine } from './health/check-engine.ts'
+import { engineOptionsFromEnv } from './health/engine-env.ts'
+import { createIncidentRulesHandlers } from './incidents/incident-rules.ts'
+
+/**
+ * What an embedded backend process runs besides answering requests: the check engine and the
+ * event-queue consumer (incident rules). Both coordinate through PostgreSQL (leases, SKIP
+ * LOCKED), so any number of processes may run them against one database.
+ */
+export type BackgroundWorkers = { engine?: CheckEngine; start(): Promise<void>; stop(): Promise<void> }
+
+export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Logger }): BackgroundWorkers {
+  const { db, env, logger } = options
+  if (env.LOOKOUT_ENGINE === 'off') return { start: async () => undefined, stop: async () => undefined }
+  const engine = createCheckEngine({ db, logger, ...engineOptionsFromEnv(env) })
+  const events = createEventConsumer({
+    db,
+    logger,
+    databaseUrl: env.DATABASE_URL,
+    handlers: { ...createIncidentRulesHandlers(db, logger) },
+  })
+  return {
+    engine,
+    async start() {
+      engine.start()
+      await events.start()
+    },
+    async stop() {
+      await events.stop()
+      await engine.stop()
+    },
+  }
+}
