@@ -100,7 +100,8 @@ describe('event consumer', () => {
 
   it('gives up after maxAttempts and honours delay', async () => {
     const failing = await enqueue(testDb.db, 'test.hopeless')
-    const delayed = await enqueue(testDb.db, 'test.delayed', undefined, null, 500 * 1e6)
+    // Long enough that a slow first drain on a busy machine cannot reach it.
+    const delayed = await enqueue(testDb.db, 'test.delayed', undefined, null, 4_000 * 1e6)
     const consumer = createEventConsumer({
       db: testDb.db,
       logger,
@@ -111,7 +112,7 @@ describe('event consumer', () => {
     expect(await consumer.drain()).toBe(2)
     expect(await queueRow('test.hopeless', failing)).toMatchObject({ attempts: 2, error: 'never works' })
     expect(await queueRow('test.delayed', delayed)).toBeDefined()
-    await new Promise((resolve) => setTimeout(resolve, 550))
+    await new Promise((resolve) => setTimeout(resolve, 4_100))
     expect(await consumer.drain()).toBe(1)
     expect(await queueRow('test.delayed', delayed)).toBeUndefined()
   })
