@@ -10,6 +10,10 @@ import { defineConfig } from '@playwright/test'
  */
 export const E2E_PORT = Number(process.env.LOOKOUT_E2E_PORT ?? 4311)
 export const E2E_TOKEN = 'e2e-bootstrap-token-0123456789abcdefghij'
+/** The first identity, created by the server on its first start (identity e2e tests sign in with it). */
+export const E2E_ADMIN = { email: 'admin@e2e.example.com', password: 'e2e-Admin-passw0rd!' }
+/** WebAuthn needs a domain as relying party id, so the browser talks to localhost, not 127.0.0.1. */
+export const E2E_ORIGIN = `http://localhost:${E2E_PORT}`
 const dataDir = process.env.LOOKOUT_E2E_DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'lookout-e2e-'))
 process.env.LOOKOUT_E2E_DATA_DIR = dataDir
 
@@ -36,7 +40,7 @@ export default defineConfig({
   timeout: 30_000,
   reporter: [['list'], ['json']],
   use: {
-    baseURL: `http://127.0.0.1:${E2E_PORT}`,
+    baseURL: E2E_ORIGIN,
     launchOptions: chromium,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
@@ -58,6 +62,10 @@ export default defineConfig({
       LOG_LEVEL: 'warn',
       LOOKOUT_DATA_DIR: dataDir,
       LOOKOUT_BOOTSTRAP_TOKEN: E2E_TOKEN,
+      LOOKOUT_PUBLIC_URL: E2E_ORIGIN,
+      LOOKOUT_ADMIN_EMAIL: E2E_ADMIN.email,
+      LOOKOUT_ADMIN_PASSWORD: E2E_ADMIN.password,
+      LOOKOUT_REGISTRATION: 'open',
       ...(process.env.LOOKOUT_E2E_DATABASE_URL ? { DATABASE_URL: process.env.LOOKOUT_E2E_DATABASE_URL } : {}),
     },
   },

@@ -35,6 +35,7 @@ export async function prepareDatabase(env: Env, logger: Logger): Promise<Db> {
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATABASE_URL ? undefined : pgliteDir(env),
     poolMax: env.LOOKOUT_DB_POOL_MAX,
+    statementTimeoutMs: env.LOOKOUT_DB_STATEMENT_TIMEOUT_MS,
     pgliteTemplate: env.DATABASE_URL ? undefined : await findTemplate(),
   })
   const { applied } = await migrate(db)

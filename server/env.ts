@@ -48,6 +48,7 @@ export const EnvSchema = z
       .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
       .optional(),
     LOOKOUT_MAIL_FROM: z.string().min(3).default('Lookout <lookout@localhost>'),
+    LOOKOUT_IDENTITY_FLOW_LIFESPAN_SECONDS: positiveInt(3600),
 
     LOOKOUT_ENGINE: z.enum(['on', 'off']).default('on'),
     LOOKOUT_CHECK_CONCURRENCY: z.coerce.number().int().positive().max(10_000).default(50),

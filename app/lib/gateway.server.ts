@@ -40,7 +40,7 @@ export type ApiArgs = { request: Request; context: AppLoadContext }
 export async function apiFetch(
   { request, context }: ApiArgs,
   path: string,
-  init: { method?: string; json?: unknown; headers?: Record<string, string> } = {},
+  init: { method?: string; json?: unknown; form?: URLSearchParams; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   const headers = new Headers(init.headers)
   for (const name of FORWARDED_HEADERS) {
@@ -52,7 +52,15 @@ export async function apiFetch(
   if (init.json !== undefined) {
     headers.set('content-type', 'application/json')
     body = JSON.stringify(init.json)
+  } else if (init.form) {
+    headers.set('content-type', 'application/x-www-form-urlencoded')
+    body = init.form.toString()
   }
+  // The identity service builds the links in its flows from the host the browser used, which
+  // a loopback call would otherwise hide.
+  const incoming = new URL(request.url)
+  if (!headers.has('x-forwarded-host')) headers.set('x-forwarded-host', request.headers.get('host') ?? incoming.host)
+  if (!headers.has('x-forwarded-proto')) headers.set('x-forwarded-proto', incoming.protocol.replace(':', ''))
   const url = `${context.gateway.gatewayBaseUrl}/api${path.startsWith('/') ? path : `/${path}`}`
   try {
     return await fetch(url, {

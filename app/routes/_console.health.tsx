@@ -1,42 +1,143 @@
-import type { LoaderFunctionArgs } from '@remix-run/node'
-import { useLoaderData } from '@remix-run/react'
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node'
+import { data } from '@remix-run/node'
+import { useActionData, useLoaderData, useNavigation, useRevalidator } from '@remix-run/react'
+import { useEffect } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { FigureGrid } from '#app/components/figure-grid.tsx'
-import { NotBuilt } from '#app/components/not-built.tsx'
-import { countRows } from '#app/lib/live-figures.server.ts'
+import { canRunNow, parseDetailParams } from '#app/components/health/check-detail-model.ts'
+import { CheckDetailPanel, closePanelHref } from '#app/components/health/check-detail-panel.tsx'
+import { FILTER_TOGGLE_ID, HealthFilters, HealthTabs, HealthToolbar } from '#app/components/health/health-filters.tsx'
+import { buildHealthView, parseHealthParams, PAGE_SIZES } from '#app/components/health/health-model.ts'
+import { HealthCards, HealthTable } from '#app/components/health/health-table.tsx'
+import { Modal } from '#app/components/modal/modal.tsx'
+import { Toast } from '#app/components/toast.tsx'
+import { Skeleton } from '#app/components/ui/skeleton.tsx'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
-import { requireAccess } from '#app/lib/session.server.ts'
+import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
+import { loadAgentNames, loadCheckDetail, loadRefreshMs, loadSummary, runCheckNow } from './_console.health.server.ts'
 
 export const handle = { title: 'Health', feature: 'health', resource: 'canaries' } satisfies RouteHandle
 
 export async function loader(args: LoaderFunctionArgs) {
-  await requireAccess(args, handle)
-  const [checks, unhealthy, canaries] = await Promise.all([
-    countRows(args, 'checks', 'select=id&deleted_at=is.null'),
-    countRows(args, 'checks', 'select=id&deleted_at=is.null&status=eq.unhealthy'),
-    countRows(args, 'canaries', 'select=id&deleted_at=is.null'),
-  ])
-  return { checks, unhealthy, canaries }
+  const session = await requireAccess(args, handle)
+  const url = new URL(args.request.url)
+  const params = parseHealthParams(url.searchParams)
+  const detailParams = parseDetailParams(url.searchParams)
+  try {
+    const [checks, agentNames, refreshMs, detail] = await Promise.all([
+      loadSummary(args, params.timeRange, false),
+      params.tabBy === 'agent_id' ? loadAgentNames(args) : Promise.resolve(new Map<string, string>()),
+      loadRefreshMs(args),
+      params.checkId ? loadCheckDetail(args, params.checkId, params.timeRange, detailParams) : Promise.resolve(null),
+    ])
+    const view = buildHealthView(checks, params, agentNames)
+    return {
+      params: {
+        layout: params.layout,
+        query: params.query,
+        groupBy: params.groupBy,
+        tabBy: params.tabBy,
+        hidePassing: params.hidePassing,
+        labels: { ...params.labels },
+        sortBy: params.sortBy,
+        sortDesc: params.sortDesc,
+        pageSize: params.pageSize,
+        expanded: params.expanded,
+        timeRange: params.timeRange,
+        checkId: params.checkId,
+      },
+      view,
+      detail,
+      detailParams,
+      canRunNow: canRunNow(session.roles),
+      refreshMs,
+      now: new Date().toISOString(),
+    }
+  } catch (error) {
+    throw toErrorResponse(error)
+  }
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const session = await requireAccess(args, handle)
+  const form = await args.request.formData()
+  if (form.get('intent') !== 'run-now') return data({ ok: false, message: 'Unknown action' }, { status: 400 })
+  const checkId = String(form.get('checkId') ?? '')
+  if (!/^[0-9a-f-]{36}$/i.test(checkId)) return data({ ok: false, message: 'A check id is required' }, { status: 400 })
+  if (!canRunNow(session.roles)) return data({ ok: false, message: 'You do not have permission to run this check' }, { status: 403 })
+  const result = await runCheckNow(args, checkId)
+  return data(result, { status: result.ok ? 200 : 502 })
+}
+
+/** Reloads on the global refresh-rate setting; focus alone never triggers a reload (spec 001 §9). */
+function useRefreshInterval(ms: number) {
+  const revalidator = useRevalidator()
+  useEffect(() => {
+    if (ms <= 0) return
+    const timer = setInterval(() => {
+      if (revalidator.state === 'idle' && document.visibilityState === 'visible') revalidator.revalidate()
+    }, ms)
+    return () => clearInterval(timer)
+  }, [ms, revalidator])
+}
+
+function ListSkeleton() {
+  return (
+    <div className="flex flex-col gap-2" data-testid="health-skeleton">
+      {Array.from({ length: 8 }, (_, index) => (
+        <Skeleton key={index} className="h-8 w-full" />
+      ))}
+    </div>
+  )
 }
 
 export default function HealthRoute() {
-  const { checks, unhealthy, canaries } = useLoaderData<typeof loader>()
-  const healthy = checks !== null && unhealthy !== null ? checks - unhealthy : null
+  const { params, view, detail, detailParams, canRunNow: mayRun, refreshMs, now: nowText } = useLoaderData<typeof loader>()
+  const actionData = useActionData<typeof action>()
+  const navigation = useNavigation()
+  useRefreshInterval(refreshMs)
+  const now = new Date(nowText)
+  const loadingList = navigation.state === 'loading' && navigation.location.pathname === '/health' && view.rows.length === 0
+  const pagination = { page: view.page, pageCount: view.pageCount, pageSize: params.pageSize, pageSizes: PAGE_SIZES, totalRows: view.totalRows }
   return (
-    <NotBuilt
-      title="Health"
-      capability="Every health check as a card or table row with its status, uptime and latency, grouped and filtered by namespace, labels and status, with the check detail one click away."
-    >
-      <FigureGrid
-        label="Health checks right now"
-        figures={[
-          { label: 'Checks', value: checks, testId: 'figure-checks' },
-          { label: 'Healthy', value: healthy, tone: 'success', testId: 'figure-healthy' },
-          { label: 'Unhealthy', value: unhealthy, tone: unhealthy ? 'danger' : 'default', testId: 'figure-unhealthy' },
-          { label: 'Canaries', value: canaries, testId: 'figure-canaries' },
-        ]}
-      />
-    </NotBuilt>
+    <div className="flex min-h-full">
+      <input type="checkbox" id={FILTER_TOGGLE_ID} className="peer sr-only" aria-label="Show filters" />
+      <HealthFilters hidePassing={params.hidePassing} labels={params.labels} labelOptions={view.labelOptions} filterCount={view.filterCount} />
+      <div className="flex min-w-0 flex-1 flex-col gap-3 p-4" data-testid="health-page" data-total-checks={view.totalChecks}>
+        <HealthToolbar
+          query={params.query}
+          groupBy={params.groupBy}
+          tabBy={params.tabBy}
+          layout={params.layout}
+          groupByOptions={view.groupByOptions}
+          tabByOptions={view.tabByOptions}
+          filterCount={view.filterCount}
+        />
+        <p className="text-xs text-muted-foreground" data-testid="health-counts">
+          {view.counts.all} checks · {view.counts.healthy} healthy · {view.counts.unhealthy} unhealthy · showing {view.totalChecks}
+        </p>
+        <HealthTabs tabs={view.tabs} active={view.activeTab} />
+        {loadingList ? (
+          <ListSkeleton />
+        ) : params.layout === 'card' ? (
+          <HealthCards rows={view.rows} expanded={params.expanded} now={now} />
+        ) : (
+          <HealthTable rows={view.rows} sortBy={params.sortBy} sortDesc={params.sortDesc} expanded={params.expanded} pagination={pagination} now={now} />
+        )}
+      </div>
+      {params.checkId && detail ? (
+        <CheckDetailPanel detail={detail} params={detailParams} timeRange={params.timeRange} canRunNow={mayRun} now={now} />
+      ) : null}
+      {params.checkId && !detail ? <MissingCheck /> : null}
+      {actionData ? <Toast key={actionData.message + nowText} message={actionData.message} tone={actionData.ok ? 'success' : 'error'} /> : null}
+    </div>
+  )
+}
+
+function MissingCheck() {
+  return (
+    <Modal title="Check" closeTo={closePanelHref(typeof window === 'undefined' ? '' : window.location.search)} size="small" testId="check-detail">
+      <p className="text-sm text-muted-foreground">No details found</p>
+    </Modal>
   )
 }
 

@@ -1,34 +1,27 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod'
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import { CircleAlert } from 'lucide-react'
-import { safeRedirect } from 'remix-utils/safe-redirect'
-import { z } from 'zod'
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
 import { AccountCard } from '#app/components/account-card.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Field } from '#app/components/forms.tsx'
-import { Alert, AlertDescription } from '#app/components/ui/alert.tsx'
-import { Button } from '#app/components/ui/button.tsx'
-import { apiFetch, GatewayError } from '#app/lib/gateway.server.ts'
+import { FlowForm } from '#app/components/identity/flow-nodes.tsx'
+import { flowAction, FlowStatus } from '#app/components/identity/flow-status.tsx'
+import { apiFetch } from '#app/lib/gateway.server.ts'
+import { findNode, hasGroup, isFlow, loginTitle, nodesForGroups, toConsolePath } from '#app/lib/identity-flow.ts'
+import { createQuery, loadFlow, mapFlowAnswer, mergeCookies, oryCall, respond, submitFlow, successTarget, type FlowPageData } from '#app/lib/identity.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
-export const handle = { title: 'Sign In' } satisfies RouteHandle
+export const handle = {
+  title: (data: unknown) => loginTitle((data as FlowPageData | undefined)?.flow ?? undefined),
+} satisfies RouteHandle
 
-export const INVALID_TOKEN_MESSAGE = 'Invalid access token'
+/** Second-factor methods, each in its own form, in the order the screen offers them. */
+const SECOND_FACTORS = [
+  { group: 'totp', title: 'Authenticator app' },
+  { group: 'lookup_secret', title: 'Backup recovery code' },
+  { group: 'webauthn', title: 'Hardware key' },
+] as const
 
-export const LoginSchema = z.object({
-  token: z.string({ required_error: 'Access token is required' }).trim().min(1, 'Access token is required'),
-  returnTo: z.string().optional(),
-})
-
-/** Only same-site relative paths; never back to the sign-in screen itself. */
-function getReturnTo(value: string | null | undefined): string {
-  const target = safeRedirect(value, '/')
-  return target === '/login' || target.startsWith('/login?') || target.startsWith('/logout') ? '/' : target
-}
-
-async function isSignedIn(args: LoaderFunctionArgs): Promise<boolean> {
+/** Console sessions from an access token are not known to the identity service; honour them too. */
+async function hasConsoleSession(args: LoaderFunctionArgs): Promise<boolean> {
   const { request } = args
   if (!request.headers.get('cookie') && !request.headers.get('authorization')) return false
   try {
@@ -36,98 +29,92 @@ async function isSignedIn(args: LoaderFunctionArgs): Promise<boolean> {
     await response.body?.cancel()
     return response.ok
   } catch {
-    // An unreachable API should still let the person see the form.
     return false
   }
 }
 
+/**
+ * `?username=&password=` signs in without a form (spec 000 §2): create a flow, take its CSRF
+ * token and submit the password method, all on the server so it works without JavaScript.
+ */
+async function autoSubmit(args: LoaderFunctionArgs, username: string, password: string) {
+  const created = await oryCall(args, `/self-service/login/browser?${createQuery('login', args.request).toString()}`)
+  if (created.status !== 200 || !isFlow(created.body)) return respond(mapFlowAnswer(args.request, 'login', created, 'create'), created.cookies)
+  const csrf = findNode(created.body, 'csrf_token')
+  const csrfToken = csrf?.attributes.node_type === 'input' && typeof csrf.attributes.value === 'string' ? csrf.attributes.value : ''
+  const cookie = mergeCookies(args.request.headers.get('cookie'), created.cookies)
+  const form = new URLSearchParams({ csrf_token: csrfToken, method: 'password', identifier: username, password })
+  const answer = await oryCall(args, `/self-service/login?flow=${encodeURIComponent(created.body.id)}`, { method: 'POST', form, cookie })
+  const cookies = [...created.cookies, ...answer.cookies]
+  if (answer.status === 200 && !isFlow(answer.body)) {
+    return respond({ kind: 'redirect', to: successTarget(args.request, answer.body, new URL(args.request.url).searchParams.get('return_to')) }, cookies)
+  }
+  return respond(mapFlowAnswer(args.request, 'login', answer, 'submit'), cookies)
+}
+
 export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url)
-  const returnTo = getReturnTo(url.searchParams.get('return_to'))
-  const isRefresh = url.searchParams.get('refresh') === 'true'
-  if (!isRefresh && (await isSignedIn(args))) throw redirect(returnTo, 303)
-  return { returnTo, isRefresh }
+  const username = url.searchParams.get('username')
+  const password = url.searchParams.get('password')
+  if (username && password && !url.searchParams.has('flow')) return autoSubmit(args, username, password)
+
+  const isPlainSignIn = url.searchParams.get('refresh') !== 'true' && !url.searchParams.has('aal') && !url.searchParams.has('flow')
+  if (isPlainSignIn && (await hasConsoleSession(args))) {
+    throw redirect(toConsolePath(url.searchParams.get('return_to'), url.origin, '/').replace(/^\/login(?=[/?]|$).*/, '/'), 303)
+  }
+  return loadFlow(args, 'login')
 }
 
 export async function action(args: ActionFunctionArgs) {
-  const formData = await args.request.formData()
-  let setCookies: string[] = []
-  const submission = await parseWithZod(formData, {
-    async: true,
-    schema: LoginSchema.transform(async (value, ctx) => {
-      let response: Response
-      try {
-        response = await apiFetch(args, '/auth/login', { method: 'POST', json: { username: 'token', password: value.token } })
-      } catch (error) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: error instanceof GatewayError ? error.message : 'Sign-in failed. Please try again.' })
-        return z.NEVER
-      }
-      await response.body?.cancel()
-      if (response.status === 401 || response.status === 400) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['token'], message: INVALID_TOKEN_MESSAGE })
-        return z.NEVER
-      }
-      if (!response.ok) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `Sign-in is unavailable right now (status ${response.status}). Please try again.` })
-        return z.NEVER
-      }
-      setCookies = response.headers.getSetCookie()
-      return value
-    }),
-  })
-
-  if (submission.status !== 'success') {
-    // The token is a credential: it is never sent back into the page.
-    return data({ result: submission.reply({ hideFields: ['token'] }) }, { status: 400 })
-  }
-
-  const headers = new Headers()
-  for (const cookie of setCookies) headers.append('set-cookie', cookie)
-  throw redirect(getReturnTo(submission.value.returnTo), { status: 303, headers })
+  return submitFlow(args, 'login')
 }
 
 export default function LoginRoute() {
-  const { returnTo, isRefresh } = useLoaderData<typeof loader>()
-  const actionData = useActionData<typeof action>()
-  const navigation = useNavigation()
-  const isSubmitting = navigation.state === 'submitting' && navigation.formAction?.startsWith('/login') === true
-  const [form, fields] = useForm({
-    id: 'login',
-    lastResult: actionData?.result,
-    constraint: getZodConstraint(LoginSchema),
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: LoginSchema })
-    },
-    shouldRevalidate: 'onBlur',
-  })
+  const loaderData = useLoaderData<typeof loader>() as FlowPageData
+  const actionData = useActionData<typeof action>() as FlowPageData | undefined
+  const location = useLocation()
+  const page = actionData?.flow || actionData?.error ? actionData : loaderData
+  const flow = page.flow
+  const returnTo = new URLSearchParams(location.search).get('return_to')
+  const tokenHref = returnTo ? `/login/token?return_to=${encodeURIComponent(returnTo)}` : '/login/token'
+  const action = flow ? flowAction('/login', flow, location.search) : '/login'
+  const isSecondFactor = flow?.requested_aal === 'aal2'
 
   return (
     <AccountCard
-      title={isRefresh ? 'Confirm Action' : 'Sign In to your account'}
-      description="Sign in with an access token issued by your administrator."
+      title={loginTitle(flow ?? undefined)}
       footer={
-        <Link to="/recovery" className="underline-offset-4 hover:text-foreground hover:underline">
-          Reset password
-        </Link>
+        <div className="flex flex-col items-center gap-1">
+          <Link to="/recovery" data-testid="reset-password-link" className="underline-offset-4 hover:text-foreground hover:underline">
+            Reset password
+          </Link>
+          {isSecondFactor ? null : (
+            <Link to="/registration" className="underline-offset-4 hover:text-foreground hover:underline">
+              Create account
+            </Link>
+          )}
+          <Link to={tokenHref} data-testid="token-sign-in-link" className="underline-offset-4 hover:text-foreground hover:underline">
+            Sign in with an access token
+          </Link>
+        </div>
       }
     >
-      {form.errors?.length ? (
-        <Alert variant="destructive" id={form.errorId}>
-          <CircleAlert aria-hidden="true" />
-          <AlertDescription>{form.errors.join(' ')}</AlertDescription>
-        </Alert>
+      <FlowStatus notice={page.notice} error={page.error} flow={flow} />
+      {flow && !isSecondFactor ? (
+        <>
+          <FlowForm flow={flow} nodes={nodesForGroups(flow, ['password', 'identifier_first'])} action={action} testId="password-login-form" />
+          {hasGroup(flow, 'oidc') ? <FlowForm flow={flow} nodes={nodesForGroups(flow, ['oidc'])} action={action} testId="oidc-login-form" /> : null}
+        </>
       ) : null}
-      <Form method="post" {...getFormProps(form)} data-testid="login-form" className="flex flex-col gap-4">
-        <input type="hidden" name="returnTo" value={returnTo} />
-        <Field
-          labelProps={{ htmlFor: fields.token.id, children: 'Access token' }}
-          inputProps={{ ...getInputProps(fields.token, { type: 'password' }), autoComplete: 'current-password', autoFocus: true }}
-          errors={fields.token.errors}
-        />
-        <Button type="submit" disabled={isSubmitting} data-testid="login-submit">
-          {isSubmitting ? 'Signing in…' : 'Sign in'}
-        </Button>
-      </Form>
+      {flow && isSecondFactor
+        ? SECOND_FACTORS.filter((factor) => hasGroup(flow, factor.group)).map((factor, index) => (
+            <section key={factor.group} aria-label={factor.title} className="flex flex-col gap-3">
+              {index > 0 ? <hr className="border-border" /> : null}
+              <h2 className="text-sm font-medium">{factor.title}</h2>
+              <FlowForm flow={flow} nodes={nodesForGroups(flow, [factor.group])} action={action} testId={`${factor.group}-login-form`} />
+            </section>
+          ))
+        : null}
     </AccountCard>
   )
 }

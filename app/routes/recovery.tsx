@@ -1,24 +1,22 @@
-import { Link } from '@remix-run/react'
-import { AccountCard } from '#app/components/account-card.tsx'
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { NotBuiltNote } from '#app/components/not-built.tsx'
+import { FooterLink, SingleFormFlow } from '#app/components/identity/single-form-flow.tsx'
+import { loadFlow, submitFlow } from '#app/lib/identity.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
 export const handle = { title: 'Recover account' } satisfies RouteHandle
 
+export async function loader(args: LoaderFunctionArgs) {
+  return loadFlow(args, 'recovery')
+}
+
+/** A correct code ends in a location change to the settings screen, which submitFlow follows. */
+export async function action(args: ActionFunctionArgs) {
+  return submitFlow(args, 'recovery')
+}
+
 export default function RecoveryRoute() {
-  return (
-    <AccountCard
-      title="Recover account"
-      footer={
-        <Link to="/login" className="underline-offset-4 hover:text-foreground hover:underline">
-          Go back
-        </Link>
-      }
-    >
-      <NotBuiltNote capability="Account recovery by e-mailed code through the identity service; until then ask an administrator for a new access token." />
-    </AccountCard>
-  )
+  return <SingleFormFlow kind="recovery" title="Recover account" footer={<FooterLink to="/login">Go back</FooterLink>} />
 }
 
 export function ErrorBoundary() {

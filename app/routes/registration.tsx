@@ -1,26 +1,30 @@
-import { Link } from '@remix-run/react'
-import { AccountCard } from '#app/components/account-card.tsx'
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { NotBuiltNote } from '#app/components/not-built.tsx'
+import { FooterLink, SingleFormFlow } from '#app/components/identity/single-form-flow.tsx'
+import { loadFlow, submitFlow } from '#app/lib/identity.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
 export const handle = { title: 'Create account' } satisfies RouteHandle
 
+export async function loader(args: LoaderFunctionArgs) {
+  return loadFlow(args, 'registration')
+}
+
+export async function action(args: ActionFunctionArgs) {
+  return submitFlow(args, 'registration')
+}
+
 export default function RegistrationRoute() {
   return (
-    <AccountCard
+    <SingleFormFlow
+      kind="registration"
       title="Create account"
       footer={
         <>
-          Already have an account?{' '}
-          <Link to="/login" className="font-medium text-foreground underline-offset-4 hover:underline">
-            Sign in
-          </Link>
+          Already have an account? <FooterLink to="/login">Sign in</FooterLink>
         </>
       }
-    >
-      <NotBuiltNote capability="Self-service registration through the identity service; until then an administrator issues access tokens." />
-    </AccountCard>
+    />
   )
 }
 

@@ -14,7 +14,9 @@ import { createCanaryRouter } from './health/canary.routes.ts'
 import type { CheckEngine } from './health/check-engine.ts'
 import { createIdentityRouter } from './identity/identity.routes.ts'
 import { createInviteRouter } from './identity/invite.routes.ts'
+import { assignRole } from './identity/kratos/identities.ts'
 import { createKratosRouter } from './identity/kratos/kratos-router.ts'
+import { createOutboxRouter } from './identity/mail/outbox.routes.ts'
 import { resolveKratosSession } from './identity/kratos/sessions.ts'
 import { createMailer } from './identity/mail/mailer.ts'
 import { createPeopleRouter } from './people/people.routes.ts'
@@ -69,6 +71,10 @@ export function createBackend(options: {
   const router = express.Router()
   const mailer = createMailer({ db, smtpUrl: env.SMTP_URL, from: env.LOOKOUT_MAIL_FROM, logger })
   const identityPublicUrl = () => `${options.consoleUrl()}/api/.ory`
+  const assignRoleOnCreate = async (identity: { id: string }, role: string) => {
+    await assignRole(db, identity.id, role)
+    authorizer.invalidate()
+  }
   const kratosSession = sessionCookieResolver(db, 'ory_kratos_session', async (value) => {
     const session = await resolveKratosSession(db, value)
     return session && { personId: session.identityId, name: session.name, email: session.email }
@@ -88,14 +94,16 @@ export function createBackend(options: {
       uiBaseUrl: options.consoleUrl,
       registration: env.LOOKOUT_REGISTRATION,
       defaultRole: env.LOOKOUT_DEFAULT_ROLE,
-      onIdentityCreated: async () => authorizer.invalidate(),
+      flowLifespanSeconds: env.LOOKOUT_IDENTITY_FLOW_LIFESPAN_SECONDS,
+      onIdentityCreated: assignRoleOnCreate,
     }),
   )
   router.use(requireCredentials(credentials, { resolvers: [kratosSession, ...(options.credentialResolvers ?? [])] }))
   // Every sub-base but /db is checked here; /db is checked per relation by the PostgREST hook.
   router.use(requireRouteAccess(authorizer, logger))
   router.use(createIdentityRouter({ store: credentials, db, authorizer }))
-  router.use(createInviteRouter({ db, mailer, publicBaseUrl: options.consoleUrl, uiBaseUrl: options.consoleUrl }))
+  router.use(createInviteRouter({ db, mailer, publicBaseUrl: options.consoleUrl, uiBaseUrl: options.consoleUrl, authorizer }))
+  router.use(createOutboxRouter({ db, authorizer }))
   router.use(createTokenRouter({ db, authorizer, publicUrl: env.LOOKOUT_PUBLIC_URL }))
   router.use(createRbacRouter({ db, authorizer }))
   router.use(createPeopleRouter({ db, store: credentials, authorizer }))
@@ -106,7 +114,8 @@ export function createBackend(options: {
     createPostgrestRouter({
       db,
       maxRows: env.LOOKOUT_DB_MAX_ROWS,
-      statementTimeoutMs: env.LOOKOUT_DB_STATEMENT_TIMEOUT_MS,
+      // No statementTimeoutMs: PostgreSQL pools carry LOOKOUT_DB_STATEMENT_TIMEOUT_MS on every
+      // connection (boot.ts), and PGlite ignores statement_timeout (no timer in WASM).
       authorize: dbAuthorization.authorize,
       validateWrite: validateDataWrite,
       isAuthenticated: (req) => Boolean(req.res?.locals.principal),

@@ -29,7 +29,13 @@ export interface Db extends Queryable {
 // Every session runs in UTC so timestamps serialise identically on both engines.
 const SESSION_SETUP = "SET TIME ZONE 'UTC'"
 
-export async function createPostgresDb(connectionString: string, options: { max?: number } = {}): Promise<Db> {
+export async function createPostgresDb(
+  connectionString: string,
+  options: { max?: number; statementTimeoutMs?: number } = {},
+): Promise<Db> {
+  // The timeout is one constant for the process, so it is a session setting of every pooled
+  // connection rather than a SET LOCAL (three extra round trips) around each request.
+  const timeout = options.statementTimeoutMs !== undefined ? ` -c statement_timeout=${Math.max(0, Math.floor(options.statementTimeoutMs))}` : ''
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
@@ -37,7 +43,7 @@ export async function createPostgresDb(connectionString: string, options: { max?
     connectionTimeoutMillis: 10_000,
     application_name: 'lookout',
     // Set as a startup parameter: a query on 'connect' would race the caller's first query.
-    options: '-c TimeZone=UTC',
+    options: `-c TimeZone=UTC${timeout}`,
   })
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined)
@@ -125,8 +131,12 @@ export async function openDatabase(config: {
   databaseUrl?: string
   dataDir?: string
   poolMax?: number
+  /** PostgreSQL only: statement_timeout of every pooled connection (PGlite has no timer to cancel with). */
+  statementTimeoutMs?: number
   pgliteTemplate?: Blob
 }): Promise<Db> {
-  if (config.databaseUrl) return createPostgresDb(config.databaseUrl, { max: config.poolMax })
+  if (config.databaseUrl) {
+    return createPostgresDb(config.databaseUrl, { max: config.poolMax, statementTimeoutMs: config.statementTimeoutMs })
+  }
   return createPGliteDb(config.dataDir, config.pgliteTemplate)
 }

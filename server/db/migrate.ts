@@ -48,6 +48,8 @@ export async function migrate(db: Db, options: { dir?: string } = {}): Promise<{
       applied_at timestamptz NOT NULL DEFAULT now()
     );`)
   return db.transaction(async (tx) => {
+    // The pool's statement_timeout guards requests; a migration on a big table may rightly take longer.
+    await tx.exec('SET LOCAL statement_timeout = 0')
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
     const { rows } = await tx.query<{ version: string; checksum: string }>(
       'SELECT version, checksum FROM lookout.schema_migrations',

@@ -2,7 +2,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { AppLoadContext } from '@remix-run/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { action as loginAction, INVALID_TOKEN_MESSAGE } from '#app/routes/login.tsx'
+import { action as loginAction, INVALID_TOKEN_MESSAGE } from '#app/routes/login_.token.tsx'
 import { action as logoutAction } from '#app/routes/logout.tsx'
 import { action as sidebarAction } from '#app/routes/resources.sidebar.ts'
 import { getSidebarCollapsed } from '#app/lib/sidebar-cookie.server.ts'
@@ -64,7 +64,7 @@ async function settle(run: () => Promise<unknown>): Promise<Response | unknown> 
 
 describe('login action', () => {
   it('relays the session cookie and redirects (303) to a same-site return path', async () => {
-    const request = post('/login', { token: GOOD_TOKEN, returnTo: '/incidents?status=open' })
+    const request = post('/login/token', { token: GOOD_TOKEN, returnTo: '/incidents?status=open' })
     const response = (await settle(() => loginAction({ request, context, params: {} }))) as Response
     expect(response.status).toBe(303)
     expect(response.headers.get('location')).toBe('/incidents?status=open')
@@ -73,14 +73,14 @@ describe('login action', () => {
 
   it('refuses to redirect off-site', async () => {
     for (const returnTo of ['//evil.example', 'https://evil.example/', '/\\evil.example', '/login']) {
-      const request = post('/login', { token: GOOD_TOKEN, returnTo })
+      const request = post('/login/token', { token: GOOD_TOKEN, returnTo })
       const response = (await settle(() => loginAction({ request, context, params: {} }))) as Response
       expect(response.headers.get('location')).toBe('/')
     }
   })
 
   it('answers 400 with an inline field error and without echoing the token', async () => {
-    const result = (await loginAction({ request: post('/login', { token: 'nope', returnTo: '/' }), context, params: {} })) as unknown as {
+    const result = (await loginAction({ request: post('/login/token', { token: 'nope', returnTo: '/' }), context, params: {} })) as unknown as {
       data: { result: { error?: Record<string, string[]>; initialValue?: Record<string, unknown> } }
       init: { status: number }
     }
@@ -90,7 +90,7 @@ describe('login action', () => {
   })
 
   it('asks for a token when the field is empty, without calling the API', async () => {
-    const result = (await loginAction({ request: post('/login', { token: '   ' }), context, params: {} })) as unknown as {
+    const result = (await loginAction({ request: post('/login/token', { token: '   ' }), context, params: {} })) as unknown as {
       data: { result: { error?: Record<string, string[]> } }
     }
     expect(result.data.result.error?.token).toEqual(['Access token is required'])

@@ -4,6 +4,8 @@ import { E2E_TOKEN } from '../../playwright.config.ts'
 async function signIn(page: Page, returnTo = '/health'): Promise<void> {
   await page.goto(returnTo)
   await expect(page).toHaveURL(/\/login\?return_to=/)
+  await page.getByTestId('token-sign-in-link').click()
+  await expect(page).toHaveURL(/\/login\/token\?return_to=/)
   await page.getByTestId('login-form').locator('input[name="token"]').fill(E2E_TOKEN)
   await page.getByTestId('login-form').locator('button[type="submit"]').click()
   await expect(page).toHaveURL(new RegExp(`${returnTo.replace(/[?]/g, '\\?')}$`))
@@ -44,6 +46,8 @@ test.describe('console shell', () => {
     await page.goto('/incidents?status=open')
     await expect(page).toHaveURL(/\/login\?return_to=%2Fincidents%3Fstatus%3Dopen/)
     await expect(page.getByRole('heading', { name: 'Sign In to your account' })).toBeVisible()
+    await page.getByTestId('token-sign-in-link').click()
+    await expect(page).toHaveURL(/\/login\/token\?return_to=%2Fincidents%3Fstatus%3Dopen/)
 
     await page.getByTestId('login-form').locator('input[name="token"]').fill('not-the-token')
     await page.getByTestId('login-form').locator('button[type="submit"]').click()

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
 import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
+import { firstAdminLines } from '#server/backend/identity/first-admin.ts'
+import { personWith } from '#tests/rbac/rbac-fixture.ts'
 import { CookieJar } from './kratos-harness.ts'
 
 /**
@@ -99,5 +101,32 @@ describe('identity through the gateway', () => {
       .send({ firstName: 'Noor', lastName: 'Ali', email: 'noor@example.org', role: 'viewer' })
     expect(again.status).toBe(409)
     expect(again.body).toEqual({ error: 'user already exists' })
+
+    // Without SMTP an admin can read the invitation from the outbox; nobody else can.
+    const outbox = await request(server).get('/api/auth/outbox?to=noor@example.org').set(bearer)
+    expect(outbox.status).toBe(200)
+    expect(outbox.body.payload[0].body).toContain(invited.body.link)
+    const editor = await personWith(testDb.db, ['editor'])
+    expect((await request(server).get('/api/auth/outbox').set(editor.headers)).status).toBe(403)
+  })
+
+  it('creates the first admin from the environment with the admin role', async () => {
+    const fresh = await createTestDb()
+    try {
+      const { app, backend } = createTestApp(fresh.db)
+      const lines = await firstAdminLines(
+        fresh.db,
+        { LOOKOUT_ADMIN_EMAIL: 'root@example.org', LOOKOUT_ADMIN_PASSWORD: 'a long admin passphrase 7' },
+        'http://127.0.0.1:3000',
+        backend,
+      )
+      expect(lines.join(' ')).toContain('root@example.org')
+      expect(await firstAdminLines(fresh.db, {}, 'http://127.0.0.1:3000', backend)).toEqual([])
+      const { rows } = await fresh.db.query<{ roles: string[] }>(`SELECT roles FROM people_roles WHERE email = 'root@example.org'`)
+      expect(rows[0]?.roles).toEqual(['admin'])
+      expect(app).toBeDefined()
+    } finally {
+      await fresh.drop()
+    }
   })
 })

@@ -1,5 +1,5 @@
 import { Form, Link, useLocation } from '@remix-run/react'
-import { ChevronDown, LogOut, User } from 'lucide-react'
+import { Bot, ChevronDown, Download, LogOut, User } from 'lucide-react'
 import {
   DropdownMenu,
   DropdownMenuContent,
@@ -42,6 +42,15 @@ export function UserMenu({ name, email, frontendVersion, backendVersion }: UserM
         <Link to="/profile-settings" className={dropdownMenuItemClassName}>
           <User aria-hidden="true" />
           Your Profile
+        </Link>
+        {/* Opened in a new tab: the API answers with the file as an attachment (spec 002 §2). */}
+        <a href="/api/kubeconfig" target="_blank" rel="noreferrer" data-testid="download-kubeconfig" className={dropdownMenuItemClassName}>
+          <Download aria-hidden="true" />
+          Download kubeconfig
+        </a>
+        <Link to="/settings/tokens?dialog=new" data-testid="setup-mcp" className={dropdownMenuItemClassName}>
+          <Bot aria-hidden="true" />
+          Setup MCP
         </Link>
         <DropdownMenuSeparator />
         <p className="px-2 py-1 text-xs text-muted-foreground">

@@ -2,6 +2,7 @@ import type { Db } from '#server/db/client.ts'
 import type { Env } from '#server/env.ts'
 import type { Backend } from '#server/backend/backend-app.ts'
 import { ensureFirstAdmin } from './kratos/bootstrap.ts'
+import { assignRole } from './kratos/identities.ts'
 
 /**
  * First start of an embedded console: make sure someone can sign in with an identity. Returns
@@ -16,7 +17,10 @@ export async function firstAdminLines(
   const result = await ensureFirstAdmin(db, env, {
     publicBaseUrl: `${consoleUrl}/api/.ory`,
     uiBaseUrl: consoleUrl,
-    onIdentityCreated: async () => backend.authorizer.invalidate(),
+    onIdentityCreated: async (identity, role) => {
+      await assignRole(db, identity.id, role)
+      backend.authorizer.invalidate()
+    },
   })
   switch (result.status) {
     case 'exists':

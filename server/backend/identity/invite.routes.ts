@@ -2,7 +2,8 @@ import express from 'express'
 import { z } from 'zod'
 import type { Db } from '#server/db/client.ts'
 import { createRecoveryLink } from './kratos/bootstrap.ts'
-import { DuplicateIdentityError, createIdentity } from './kratos/identities.ts'
+import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
+import { DuplicateIdentityError, assignRole, createIdentity } from './kratos/identities.ts'
 import type { Mailer } from './mail/mailer.ts'
 
 const ROLES = ['admin', 'editor', 'viewer', 'guest', 'commander', 'responder'] as const
@@ -23,6 +24,7 @@ export function createInviteRouter(options: {
   mailer: Mailer
   publicBaseUrl: () => string
   uiBaseUrl: () => string
+  authorizer: Pick<Authorizer, 'invalidate'>
 }): express.Router {
   const router = express.Router()
   router.post('/auth/invite_user', express.json({ limit: '16kb' }), async (req, res, next) => {
@@ -40,7 +42,18 @@ export function createInviteRouter(options: {
       const { email, firstName, lastName, role } = parsed.data
       let identityId: string
       try {
-        identityId = (await createIdentity(options.db, { email, firstName, lastName, role, verified: true })).id
+        identityId = (
+          await createIdentity(
+            options.db,
+            { email, firstName, lastName, role, verified: true },
+            {
+              onIdentityCreated: async (identity, assigned) => {
+                await assignRole(options.db, identity.id, assigned)
+                options.authorizer.invalidate()
+              },
+            },
+          )
+        ).id
       } catch (error) {
         if (error instanceof DuplicateIdentityError) {
           res.status(409).json({ error: 'user already exists' })

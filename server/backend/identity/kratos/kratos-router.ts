@@ -161,11 +161,11 @@ function createEndpoint(ctx: KratosContext, kind: FlowKind, returnTo: string | n
   return publicUrl(ctx, `/self-service/${kind}/browser${query}`)
 }
 
+// req.url is relative to this router, whatever path the gateway or backend mounted it under.
 function requestUrl(ctx: KratosContext, req: Request): string {
-  const url = new URL(req.originalUrl, 'http://placeholder')
+  const url = new URL(req.url, 'http://placeholder')
   const base = new URL(ctx.publicBaseUrl())
-  const mount = req.baseUrl && url.pathname.startsWith(req.baseUrl) ? url.pathname.slice(req.baseUrl.length) : url.pathname
-  return `${base.origin}${base.pathname.replace(/\/+$/, '')}${mount}${url.search}`
+  return `${base.origin}${base.pathname.replace(/\/+$/, '')}${url.pathname}${url.search}`
 }
 
 async function respondWithNewFlow(ctx: KratosContext, req: Request, res: Response, flow: FlowRow, csrf: string): Promise<void> {

@@ -1,0 +1,274 @@
+import {
+  flexRender,
+  getCoreRowModel,
+  getExpandedRowModel,
+  getGroupedRowModel,
+  getPaginationRowModel,
+  getSortedRowModel,
+  useReactTable,
+  type ColumnDef,
+  type ExpandedState,
+  type Row,
+  type SortingState,
+} from '@tanstack/react-table'
+import { Link, useLocation, useNavigate } from '@remix-run/react'
+import { ArrowDown, ArrowUp, ArrowUpDown, ChevronDown, ChevronRight } from 'lucide-react'
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
+import { useHydrated } from 'remix-utils/use-hydrated'
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
+import { cn } from '#app/lib/cn.ts'
+import { Pagination, type PaginationProps } from './pagination.tsx'
+
+/** Row height estimate and overscan of the virtual mode (spec 002 §9). */
+export const ROW_ESTIMATE_PX = 35
+export const OVERSCAN_ROWS = 10
+
+/** Sorting kept in the URL: the page reads it back in its loader (spec 002 §3 "state kept outside"). */
+export type UrlSorting = {
+  id: string | null
+  desc: boolean
+  sortByParam?: string
+  sortDescParam?: string
+}
+
+export type DataTableProps<T> = {
+  data: T[]
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tanstack column value types vary per column
+  columns: ColumnDef<T, any>[]
+  getRowId: (row: T) => string
+  getSubRows?: (row: T) => T[] | undefined
+  /** URL mode: sort links instead of local sorting. Omit for local sorting. */
+  urlSorting?: UrlSorting
+  /** Local grouping by column ids (local mode only). */
+  grouping?: string[]
+  /** Local paging size (local mode only); URL paging goes through `pagination`. */
+  localPageSize?: number
+  /** URL mode paging controls. */
+  pagination?: PaginationProps
+  /** URL mode expansion: which rows are open, and the link that toggles one. */
+  isExpanded?: (row: T) => boolean
+  expandHref?: (row: T) => string
+  /** Where a row click goes (the first cell also carries it as a link for no-JS use). */
+  rowHref?: (row: T) => string | undefined
+  rowClassName?: (row: T) => string | undefined
+  virtual?: boolean
+  /** Virtual mode: called when the last row scrolls into view (the caller may double the page size). */
+  onReachEnd?: () => void
+  emptyMessage?: ReactNode
+  testId?: string
+  caption?: string
+}
+
+function nextSortHref(search: string, column: string, sorting: UrlSorting): string {
+  const params = new URLSearchParams(search)
+  const byParam = sorting.sortByParam ?? 'sortBy'
+  const descParam = sorting.sortDescParam ?? 'sortDesc'
+  params.delete('page')
+  // Single-column sort with removal: asc → desc → none.
+  if (sorting.id !== column) {
+    params.set(byParam, column)
+    params.set(descParam, 'false')
+  } else if (!sorting.desc) {
+    params.set(descParam, 'true')
+  } else {
+    params.delete(byParam)
+    params.delete(descParam)
+  }
+  return `?${params.toString()}`
+}
+
+function SortIcon({ state }: { state: false | 'asc' | 'desc' }) {
+  if (state === 'asc') return <ArrowUp aria-hidden="true" className="size-3" />
+  if (state === 'desc') return <ArrowDown aria-hidden="true" className="size-3" />
+  return <ArrowUpDown aria-hidden="true" className="size-3 opacity-40" />
+}
+
+/**
+ * The shared table (spec 002 §2 "Table"): tanstack for the row model, sorting, grouping and
+ * expansion; URL mode for server-rendered pages (sort links, expansion links, paging links),
+ * local mode for small in-memory lists; optional virtual rows once JavaScript runs.
+ */
+export function DataTable<T>(props: DataTableProps<T>) {
+  const { data, columns, getRowId, getSubRows, urlSorting, grouping, localPageSize, pagination, isExpanded, expandHref, rowHref, rowClassName, virtual, onReachEnd, emptyMessage = 'No data available', testId = 'data-table', caption } = props
+  const { search } = useLocation()
+  const navigate = useNavigate()
+  const hydrated = useHydrated()
+  const [localSorting, setLocalSorting] = useState<SortingState>([])
+  const [localExpanded, setLocalExpanded] = useState<ExpandedState>({})
+  const urlExpanded = useMemo<ExpandedState>(() => {
+    if (!isExpanded) return {}
+    const open: Record<string, boolean> = {}
+    for (const row of data) if (isExpanded(row)) open[getRowId(row)] = true
+    return open
+  }, [data, getRowId, isExpanded])
+
+  const table = useReactTable({
+    data,
+    columns,
+    getRowId: (row) => getRowId(row),
+    getSubRows,
+    state: {
+      sorting: urlSorting ? (urlSorting.id ? [{ id: urlSorting.id, desc: urlSorting.desc }] : []) : localSorting,
+      expanded: isExpanded ? urlExpanded : localExpanded,
+      ...(grouping ? { grouping } : {}),
+    },
+    manualSorting: Boolean(urlSorting),
+    enableMultiSort: false,
+    enableSortingRemoval: true,
+    onSortingChange: setLocalSorting,
+    onExpandedChange: setLocalExpanded,
+    getCoreRowModel: getCoreRowModel(),
+    getSortedRowModel: urlSorting ? undefined : getSortedRowModel(),
+    getGroupedRowModel: grouping ? getGroupedRowModel() : undefined,
+    getExpandedRowModel: getExpandedRowModel(),
+    getPaginationRowModel: localPageSize ? getPaginationRowModel() : undefined,
+    initialState: localPageSize ? { pagination: { pageIndex: 0, pageSize: localPageSize } } : undefined,
+    paginateExpandedRows: false,
+  })
+
+  const rows = table.getRowModel().rows
+  const scroller = useRef<HTMLDivElement>(null)
+  const [viewport, setViewport] = useState({ top: 0, height: 600 })
+  const useVirtual = Boolean(virtual && hydrated && rows.length > OVERSCAN_ROWS * 4)
+  useEffect(() => {
+    if (!useVirtual || !scroller.current) return
+    const element = scroller.current
+    const update = () => setViewport({ top: element.scrollTop, height: element.clientHeight || 600 })
+    update()
+    element.addEventListener('scroll', update, { passive: true })
+    return () => element.removeEventListener('scroll', update)
+  }, [useVirtual])
+  const first = useVirtual ? Math.max(0, Math.floor(viewport.top / ROW_ESTIMATE_PX) - OVERSCAN_ROWS) : 0
+  const last = useVirtual ? Math.min(rows.length, Math.ceil((viewport.top + viewport.height) / ROW_ESTIMATE_PX) + OVERSCAN_ROWS) : rows.length
+  useEffect(() => {
+    if (useVirtual && last >= rows.length && onReachEnd) onReachEnd()
+  }, [useVirtual, last, rows.length, onReachEnd])
+  const visible = rows.slice(first, last)
+
+  const rowClick = (row: Row<T>) => (event: MouseEvent<HTMLTableRowElement> | KeyboardEvent<HTMLTableRowElement>) => {
+    if ((event.target as HTMLElement).closest('a,button,input,select,label')) return
+    if ('key' in event && event.key !== 'Enter') return
+    if (row.getCanExpand()) {
+      if (expandHref) navigate(expandHref(row.original), { preventScrollReset: true })
+      else row.toggleExpanded()
+      return
+    }
+    const href = rowHref?.(row.original)
+    if (href) navigate(href, { preventScrollReset: true })
+  }
+
+  const colCount = table.getVisibleLeafColumns().length
+  const body = (
+    <Table data-testid={testId} aria-rowcount={rows.length}>
+      {caption ? <caption className="sr-only">{caption}</caption> : null}
+      <TableHeader>
+        {table.getHeaderGroups().map((group) => (
+          <TableRow key={group.id}>
+            {group.headers.map((header) => {
+              const canSort = header.column.getCanSort()
+              const state = header.column.getIsSorted()
+              const label = header.isPlaceholder ? null : flexRender(header.column.columnDef.header, header.getContext())
+              return (
+                <TableHead key={header.id} aria-sort={state === 'asc' ? 'ascending' : state === 'desc' ? 'descending' : undefined} style={header.column.columnDef.size ? { width: header.column.columnDef.size } : undefined}>
+                  {canSort && urlSorting ? (
+                    <Link to={nextSortHref(search, header.column.id, urlSorting)} preventScrollReset className="inline-flex items-center gap-1 hover:text-foreground" data-testid={`sort-${header.column.id}`}>
+                      {label}
+                      <SortIcon state={state} />
+                    </Link>
+                  ) : canSort ? (
+                    <button type="button" onClick={header.column.getToggleSortingHandler()} className="inline-flex items-center gap-1 hover:text-foreground" data-testid={`sort-${header.column.id}`}>
+                      {label}
+                      <SortIcon state={state} />
+                    </button>
+                  ) : (
+                    label
+                  )}
+                </TableHead>
+              )
+            })}
+          </TableRow>
+        ))}
+      </TableHeader>
+      <TableBody>
+        {rows.length === 0 ? (
+          <TableRow>
+            <TableCell colSpan={colCount} className="py-10 text-center text-muted-foreground" data-testid={`${testId}-empty`}>
+              {emptyMessage}
+            </TableCell>
+          </TableRow>
+        ) : null}
+        {useVirtual && first > 0 ? <tr aria-hidden="true" style={{ height: first * ROW_ESTIMATE_PX }} /> : null}
+        {visible.map((row) => (
+          <TableRow
+            key={row.id}
+            data-row-id={row.id}
+            data-depth={row.depth}
+            data-expanded={row.getCanExpand() ? row.getIsExpanded() : undefined}
+            tabIndex={hydrated ? 0 : undefined}
+            onClick={hydrated ? rowClick(row) : undefined}
+            onKeyDown={hydrated ? rowClick(row) : undefined}
+            className={cn(hydrated && 'cursor-pointer', row.depth > 0 && 'bg-muted/30', rowClassName?.(row.original))}
+            style={useVirtual ? { height: ROW_ESTIMATE_PX } : undefined}
+          >
+            {row.getVisibleCells().map((cell) => (
+              <TableCell key={cell.id}>
+                {cell.getIsGrouped() ? (
+                  <button type="button" onClick={row.getToggleExpandedHandler()} className="inline-flex items-center gap-1 font-medium">
+                    {row.getIsExpanded() ? <ChevronDown aria-hidden="true" className="size-4" /> : <ChevronRight aria-hidden="true" className="size-4" />}
+                    {flexRender(cell.column.columnDef.cell, cell.getContext())} ({row.subRows.length})
+                  </button>
+                ) : cell.getIsAggregated() ? (
+                  flexRender(cell.column.columnDef.aggregatedCell ?? cell.column.columnDef.cell, cell.getContext())
+                ) : cell.getIsPlaceholder() ? null : (
+                  flexRender(cell.column.columnDef.cell, cell.getContext())
+                )}
+              </TableCell>
+            ))}
+          </TableRow>
+        ))}
+        {useVirtual && last < rows.length ? <tr aria-hidden="true" style={{ height: (rows.length - last) * ROW_ESTIMATE_PX }} /> : null}
+      </TableBody>
+    </Table>
+  )
+
+  return (
+    <div className="flex flex-col">
+      {useVirtual ? (
+        <div ref={scroller} className="max-h-[70vh] overflow-auto" data-testid={`${testId}-virtual`}>
+          {body}
+        </div>
+      ) : (
+        body
+      )}
+      {pagination ? <Pagination {...pagination} /> : null}
+      {localPageSize && table.getPageCount() > 1 ? (
+        <nav aria-label="Pagination" className="flex items-center gap-2 py-2 text-sm">
+          <button type="button" onClick={() => table.setPageIndex(0)} disabled={!table.getCanPreviousPage()}>
+            {'<<'}
+          </button>
+          <button type="button" onClick={() => table.previousPage()} disabled={!table.getCanPreviousPage()}>
+            Previous
+          </button>
+          <span>
+            Page {table.getState().pagination.pageIndex + 1} of {table.getPageCount()}
+          </span>
+          <button type="button" onClick={() => table.nextPage()} disabled={!table.getCanNextPage()}>
+            Next
+          </button>
+          <button type="button" onClick={() => table.setPageIndex(table.getPageCount() - 1)} disabled={!table.getCanNextPage()}>
+            {'>>'}
+          </button>
+        </nav>
+      ) : null}
+    </div>
+  )
+}
+
+/** The expander cell of URL-mode tables: a link that opens or closes the row's children. */
+export function ExpanderLink({ href, expanded, label }: { href: string; expanded: boolean; label: string }) {
+  return (
+    <Link to={href} preventScrollReset aria-expanded={expanded} aria-label={`${expanded ? 'Collapse' : 'Expand'} ${label}`} data-testid="row-expander" className="inline-flex rounded p-0.5 hover:bg-muted">
+      {expanded ? <ChevronDown aria-hidden="true" className="size-4" /> : <ChevronRight aria-hidden="true" className="size-4" />}
+    </Link>
+  )
+}

@@ -1,0 +1,47 @@
+import { Link } from '@remix-run/react'
+import { X } from 'lucide-react'
+import type { ReactNode } from 'react'
+import { cn } from '#app/lib/cn.ts'
+
+const SIZES = { small: 'max-w-md', medium: 'max-w-2xl', large: 'max-w-4xl' } as const
+
+/**
+ * A modal that is a URL: the page renders it when its search parameter is set, and closing is
+ * a link back. That keeps every dialog usable without JavaScript.
+ */
+export function UrlDialog({
+  title,
+  closeTo,
+  children,
+  size = 'small',
+  helpHref,
+  testId,
+}: {
+  title: string
+  closeTo: string
+  children: ReactNode
+  size?: keyof typeof SIZES
+  helpHref?: string
+  testId?: string
+}) {
+  return (
+    <div className="fixed inset-0 z-50 flex items-start justify-center overflow-y-auto bg-black/40 p-4 pt-16">
+      <section role="dialog" aria-modal="true" aria-labelledby="dialog-title" data-testid={testId} className={cn('w-full rounded-lg border bg-card shadow-lg', SIZES[size])}>
+        <header className="flex items-center gap-2 border-b px-4 py-3">
+          <h2 id="dialog-title" className="flex-1 text-base font-semibold">
+            {title}
+          </h2>
+          {helpHref ? (
+            <a href={helpHref} target="_blank" rel="noreferrer" className="text-sm text-muted-foreground underline-offset-4 hover:underline" data-testid="dialog-help">
+              Help
+            </a>
+          ) : null}
+          <Link to={closeTo} aria-label="Close" className="rounded-md p-1 text-muted-foreground hover:bg-muted" preventScrollReset>
+            <X aria-hidden="true" className="size-4" />
+          </Link>
+        </header>
+        <div className="flex flex-col gap-4 p-4">{children}</div>
+      </section>
+    </div>
+  )
+}

@@ -1,0 +1,76 @@
+/**
+ * The scopes an access token can be limited to (spec 002 §3): mcp has the single action '*',
+ * playbooks add playbook:approve and playbook:run, the rest read/create/update/delete.
+ */
+export const SCOPE_OBJECTS = ['mcp', 'canaries', 'catalog', 'application', 'playbooks', 'notification'] as const
+
+const CRUD = ['read', 'create', 'update', 'delete'] as const
+
+export const SCOPE_ACTIONS: Record<(typeof SCOPE_OBJECTS)[number], readonly string[]> = {
+  mcp: ['*'],
+  canaries: CRUD,
+  catalog: CRUD,
+  application: CRUD,
+  playbooks: [...CRUD, 'playbook:approve', 'playbook:run'],
+  notification: CRUD,
+}
+
+export type ScopeEntry = { subject: ''; object: string; action: string }
+
+export const TOKEN_EXPIRY_OPTIONS = ['never'] as const
+
+/** Checkbox values are `object/action`; anything not in the table is ignored. */
+export function parseScopes(values: string[]): ScopeEntry[] {
+  const seen = new Set<string>()
+  const scopes: ScopeEntry[] = []
+  for (const value of values) {
+    const slash = value.indexOf('/')
+    const object = value.slice(0, slash)
+    const action = value.slice(slash + 1)
+    if (slash < 0 || !Object.hasOwn(SCOPE_ACTIONS, object)) continue
+    if (!SCOPE_ACTIONS[object as keyof typeof SCOPE_ACTIONS].includes(action) || seen.has(value)) continue
+    seen.add(value)
+    scopes.push({ subject: '', object, action })
+  }
+  return scopes
+}
+
+export type CreateTokenInput = { name: string; expiry: string; scope: ScopeEntry[] }
+
+/** Spec 002 §5: the name is required and whitespace alone does not count. */
+export function validateCreateToken(form: { name: string; expiry: string; scopes: string[] }): { value?: CreateTokenInput; errors: Record<string, string> } {
+  const errors: Record<string, string> = {}
+  const name = form.name.trim()
+  if (!name) errors.name = 'Name is required'
+  if (!(TOKEN_EXPIRY_OPTIONS as readonly string[]).includes(form.expiry)) errors.expiry = 'Expiry must be never'
+  if (Object.keys(errors).length) return { errors }
+  return { value: { name, expiry: form.expiry, scope: parseScopes(form.scopes) }, errors }
+}
+
+/** MCP client setup snippets (spec 002 §2): each embeds `<backend URL>/mcp` and the bearer token. */
+export function mcpSetups(backendUrl: string, token: string): Array<{ id: string; label: string; code: string }> {
+  const url = `${backendUrl.replace(/\/+$/, '')}/mcp`
+  const auth = `Bearer ${token}`
+  const json = (value: unknown) => JSON.stringify(value, null, 2)
+  return [
+    {
+      id: 'claude-desktop',
+      label: 'Claude Desktop',
+      code: json({ mcpServers: { lookout: { command: 'npx', args: ['-y', 'mcp-remote', url, '--header', `Authorization:${auth}`] } } }),
+    },
+    { id: 'claude-code', label: 'Claude Code', code: `claude mcp add --transport http lookout ${url} --header "Authorization: ${auth}"` },
+    { id: 'vscode', label: 'VS Code Copilot', code: json({ servers: { lookout: { type: 'http', url, headers: { Authorization: auth } } } }) },
+    { id: 'cline', label: 'Cline', code: json({ mcpServers: { lookout: { url, headers: { Authorization: auth }, disabled: false } } }) },
+    {
+      id: 'continue',
+      label: 'Continue.dev',
+      code: json({ experimental: { modelContextProtocolServers: [{ transport: { type: 'streamable-http', url, requestOptions: { headers: { Authorization: auth } } } }] } }),
+    },
+    { id: 'zed', label: 'Zed Editor', code: json({ context_servers: { lookout: { command: { path: 'npx', args: ['-y', 'mcp-remote', url, '--header', `Authorization:${auth}`] } } } }) },
+    {
+      id: 'http',
+      label: 'Direct HTTP',
+      code: `curl -X POST ${url} \\\n  -H "Authorization: ${auth}" \\\n  -H "Content-Type: application/json" \\\n  -d '${JSON.stringify({ jsonrpc: '2.0', method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {} }, id: 1 })}'`,
+    },
+  ]
+}
