@@ -4,30 +4,9 @@
  * away. Selector (`condition`) rules are row-level and are left to the API to enforce.
  */
 
-export const RESOURCES = [
-  'database',
-  'rbac',
-  'auth',
-  'responder',
-  'incident',
-  'evidences',
-  'comments',
-  'canaries',
-  'topologies',
-  'config_scrapers',
-  'identities',
-  'connections',
-  'kratos',
-  'agents',
-  'feature_flags',
-  'logging_backends',
-  'integrations',
-  'notifications',
-  'playbooks',
-  'playbook_runs',
-  'permissions',
-  'views',
-] as const
+import { AREAS, ROLE_MATRIX } from '#server/backend/rbac/role-matrix.ts'
+
+export const RESOURCES = AREAS
 
 export type Resource = (typeof RESOURCES)[number]
 export type Access = 'read' | 'write'
@@ -45,17 +24,7 @@ export type SessionInfo = {
   permissions: PermissionRow[]
 }
 
-const RESTRICTED_READ: readonly Resource[] = ['rbac', 'identities', 'connections']
-const RESPONDER_WRITE: readonly Resource[] = ['responder', 'incident', 'evidences', 'comments']
-
-const ROLE_TABLE: Record<string, { read: readonly Resource[]; write: readonly Resource[] }> = {
-  admin: { read: RESOURCES, write: RESOURCES },
-  editor: { read: RESOURCES, write: RESOURCES.filter((r) => !RESTRICTED_READ.includes(r)) },
-  commander: { read: RESOURCES.filter((r) => !RESTRICTED_READ.includes(r)), write: RESPONDER_WRITE },
-  responder: { read: RESOURCES.filter((r) => !RESTRICTED_READ.includes(r)), write: RESPONDER_WRITE },
-  viewer: { read: RESOURCES.filter((r) => !RESTRICTED_READ.includes(r)), write: [] },
-  guest: { read: RESOURCES.filter((r) => !RESTRICTED_READ.includes(r)), write: [] },
-}
+const ROLE_TABLE: Record<string, { read: readonly Resource[]; write: readonly Resource[] }> = ROLE_MATRIX
 
 /** Roles that can change something; a user holding none of them only looks. */
 const ACTING_ROLES = ['admin', 'editor', 'commander', 'responder']

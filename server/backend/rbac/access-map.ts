@@ -4,34 +4,9 @@
  * (http-api.md §1.7, §4.1). The two vocabularies differ, so every request carries both.
  */
 
-export const AREAS = [
-  'database',
-  'rbac',
-  'auth',
-  'responder',
-  'incident',
-  'evidences',
-  'comments',
-  'canaries',
-  'topologies',
-  'config_scrapers',
-  'identities',
-  'connections',
-  'kratos',
-  'agents',
-  'feature_flags',
-  'logging_backends',
-  'integrations',
-  'notifications',
-  'playbooks',
-  'playbook_runs',
-  'permissions',
-  'views',
-] as const
-export type Area = (typeof AREAS)[number]
+import { AREAS, ROLES, type Area, type Role } from './role-matrix.ts'
 
-export const ROLES = ['admin', 'editor', 'viewer', 'guest', 'commander', 'responder'] as const
-export type Role = (typeof ROLES)[number]
+export { AREAS, ROLES, type Area, type Role }
 
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value)
