@@ -1,5 +1,8 @@
 import { apiJson, GatewayError, type ApiArgs } from './gateway.server.ts'
 import { consoleLog } from './log.server.ts'
+import { hasAccess } from './access.ts'
+import { getSwitchedOffNames, isFeatureDisabled } from './features.ts'
+import { getProperties, requireSessionInfo } from './session.server.ts'
 import {
   buildIncidentListQuery,
   getTotalFromContentRange,
@@ -339,4 +342,22 @@ export async function runLinkPlan(args: ApiArgs, userId: string, plan: LinkPlan)
     return { ok: false, errors: { form: getWriteErrorMessage(error) ?? 'The evidence could not be added' } }
   }
   return { ok: true, incidentId }
+}
+
+/**
+ * Whether this browser request may see 'Attach as Evidence' (001 §6): the incidents feature on
+ * and write access to incidents. Host pages call it in their loader and pass the answer to
+ * `LinkToIncident`; the dialog's own endpoints check the same again.
+ */
+export async function canLinkToIncident(args: ApiArgs): Promise<boolean> {
+  const [session, properties] = await Promise.all([requireSessionInfo(args), getProperties(args)])
+  return !isFeatureDisabled('incidents', getSwitchedOffNames(properties)) && hasAccess(session, 'incident', 'write')
+}
+
+/** The signed-in person's responder row on an incident, if they are one. */
+export async function findResponderId(args: ApiArgs, incidentId: string, personId: string): Promise<string | null> {
+  if (!isUuid(incidentId) || !isUuid(personId)) return null
+  const query = new URLSearchParams({ incident_id: `eq.${incidentId}`, person_id: `eq.${personId}`, deleted_at: 'is.null', select: 'id', limit: '1' })
+  const { data } = await apiJson<Array<{ id: string }>>(args, path('responders', query))
+  return data?.[0]?.id ?? null
 }

@@ -362,7 +362,7 @@ export function validateLink(target: EvidenceTarget, values: LinkFormValues): { 
   }
   const isNewHypothesis = values.hypothesis === NEW_OPTION
   const hypothesisTitle = values.hypothesisTitle.trim()
-  if (!isNewIncident) {
+  if (isUuid(values.incident)) {
     if (isNewHypothesis ? !hypothesisTitle : !isUuid(values.hypothesis)) errors.hypothesis = HYPOTHESIS_REQUIRED
   }
   if (Object.keys(errors).length) return { plan: null, errors }
@@ -448,4 +448,38 @@ const HISTORY_TEXT: Record<string, (description: string | null) => string> = {
 export function describeHistory(type: string | null, description: string | null): string {
   const render = type ? HISTORY_TEXT[type] : undefined
   return render ? render(description) : `${type ?? 'event'}${description ? `: ${description}` : ''}`
+}
+
+/**
+ * `2026-11-21 16:09 UTC`: the same text on the server and in the browser, so hydration never
+ * disagrees about a time zone or a "now".
+ */
+export function formatTimestamp(value: string | null | undefined): string {
+  if (!value) return ''
+  const date = new Date(value)
+  if (Number.isNaN(date.getTime())) return value
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`
+}
+
+/** The dialog page's URL with everything the user typed, so a failed plain post loses nothing. */
+export function linkPageHref(fields: Array<[string, string]>, values: LinkFormValues, errors: FieldErrors, returnTo: string): string {
+  const params = new URLSearchParams(fields)
+  const named: Array<[string, string]> = [
+    ['incident', values.incident],
+    ['incident_title', values.incidentTitle],
+    ['incident_type', values.incidentType],
+    ['severity', values.severity],
+    ['hypothesis', values.hypothesis],
+    ['hypothesis_title', values.hypothesisTitle],
+    ['note', values.description],
+  ]
+  for (const [name, value] of named) if (value) params.set(name, value)
+  for (const [name, message] of Object.entries(errors)) params.set(`err_${name}`, message)
+  if (returnTo) params.set('returnTo', returnTo)
+  return `/incidents/link?${params.toString()}`
+}
+
+/** Only paths inside the console, never another origin. */
+export function safeReturnTo(value: unknown): string {
+  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : ''
 }

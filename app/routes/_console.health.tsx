@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node'
 import { data } from '@remix-run/node'
-import { useActionData, useLoaderData, useNavigation, useRevalidator } from '@remix-run/react'
+import { useActionData, useLoaderData, useLocation, useNavigation, useRevalidator } from '@remix-run/react'
 import { useEffect } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { canRunNow, parseDetailParams } from '#app/components/health/check-detail-model.ts'
@@ -134,8 +134,9 @@ export default function HealthRoute() {
 }
 
 function MissingCheck() {
+  const { search } = useLocation()
   return (
-    <Modal title="Check" closeTo={closePanelHref(typeof window === 'undefined' ? '' : window.location.search)} size="small" testId="check-detail">
+    <Modal title="Check" closeTo={closePanelHref(search)} size="small" testId="check-detail">
       <p className="text-sm text-muted-foreground">No details found</p>
     </Modal>
   )

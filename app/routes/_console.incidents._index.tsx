@@ -1,18 +1,257 @@
-import type { LoaderFunctionArgs } from '@remix-run/node'
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams, useSubmit } from '@remix-run/react'
+import { ArrowDown, ArrowUp, ArrowUpDown, Plus, Search } from 'lucide-react'
+import { useState } from 'react'
+import { useHydrated } from 'remix-utils/use-hydrated'
+import { Pagination } from '#app/components/data-table/pagination.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { NotBuilt } from '#app/components/not-built.tsx'
+import { ErrorList } from '#app/components/forms.tsx'
+import { InlineError } from '#app/components/inline-error.tsx'
+import { IncidentStatusBadge, SeverityBadge } from '#app/components/incidents/incident-badges.tsx'
+import { SELECT_CLASS, SelectField, SEVERITY_OPTIONS, TYPE_OPTIONS } from '#app/components/incidents/incident-fields.tsx'
+import { Toast } from '#app/components/toast.tsx'
+import { Button, buttonVariants } from '#app/components/ui/button.tsx'
+import { UrlDialog } from '#app/components/ui/dialog.tsx'
+import { Input } from '#app/components/ui/input.tsx'
+import { Label } from '#app/components/ui/label.tsx'
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
+import { hasAccess } from '#app/lib/access.ts'
+import {
+  INCIDENT_PAGE_SIZES,
+  INCIDENT_STATUSES,
+  incidentListHref,
+  formatTimestamp,
+  labelOf,
+  parseIncidentListParams,
+  validateNewIncident,
+  type FieldErrors,
+  type IncidentSortColumn,
+} from '#app/lib/incidents.ts'
+import { createIncident, getWriteErrorMessage, listIncidents, listPeople } from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
-import { requireAccess } from '#app/lib/session.server.ts'
+import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
+import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 
 export const handle = { title: 'Incidents', feature: 'incidents', resource: 'incident' } satisfies RouteHandle
 
 export async function loader(args: LoaderFunctionArgs) {
-  await requireAccess(args, handle)
-  return null
+  const session = await requireAccess(args, handle)
+  const params = parseIncidentListParams(new URL(args.request.url).searchParams)
+  const { toast, headers } = readToast(args.request)
+  try {
+    const [{ rows, total }, people] = await Promise.all([listIncidents(args, params), listPeople(args)])
+    return data({ rows, total, people, params, toast, canWrite: hasAccess(session, 'incident', 'write') }, { headers })
+  } catch (error) {
+    throw toErrorResponse(error)
+  }
 }
 
+type CreateResult = { errors: FieldErrors; values: Record<string, string> }
+
+export async function action(args: ActionFunctionArgs) {
+  const session = await requireAccess(args, { ...handle, access: 'write' })
+  const form = await args.request.formData()
+  const values = Object.fromEntries(['title', 'type', 'severity', 'status', 'description'].map((name) => [name, String(form.get(name) ?? '')]))
+  const { value, errors } = validateNewIncident(values)
+  if (!value) return data<CreateResult>({ errors, values }, { status: 400 })
+  try {
+    const { id } = await createIncident(args, session.user.id, value)
+    return redirect(`/incidents/${id}`, { headers: { 'set-cookie': toastCookie('Incident created successfully') } })
+  } catch (error) {
+    const message = getWriteErrorMessage(error)
+    if (!message) throw error
+    return data<CreateResult>({ errors: { form: message }, values }, { status: 400 })
+  }
+}
+
+const COLUMNS: Array<{ id: IncidentSortColumn | null; label: string }> = [
+  { id: 'incident_id', label: 'ID' },
+  { id: 'title', label: 'Title' },
+  { id: 'severity', label: 'Severity' },
+  { id: 'status', label: 'Status' },
+  { id: null, label: 'Type' },
+  { id: null, label: 'Commander' },
+  { id: null, label: 'Responders' },
+  { id: 'created_at', label: 'Created' },
+]
+
 export default function IncidentsRoute() {
-  return <NotBuilt title="Incidents" capability="The incident list, filterable by status, severity, type and commander, with a button to open a new incident." />
+  const { rows, total, people, params, toast, canWrite } = useLoaderData<typeof loader>()
+  const actionData = useActionData<typeof action>()
+  const [searchParams] = useSearchParams()
+  const isDialogOpen = searchParams.get('dialog') === 'new' || Boolean(actionData?.errors)
+  const pageCount = Math.max(1, Math.ceil((total ?? rows.length) / params.pageSize))
+  const listParams = new URLSearchParams(searchParams)
+  listParams.delete('dialog')
+
+  return (
+    <section className="flex flex-col gap-4 p-6" data-testid="incidents-page">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <IncidentFilters people={people} />
+        {canWrite ? (
+          <Link to={incidentListHref(listParams, { dialog: 'new', page: String(params.page) })} className={buttonVariants({ size: 'sm' })} data-testid="create-incident-open" preventScrollReset>
+            <Plus aria-hidden="true" />
+            Create Incident
+          </Link>
+        ) : null}
+      </div>
+      <Table data-testid="incidents-table">
+        <TableHeader>
+          <TableRow>
+            {COLUMNS.map((column) => (
+              <TableHead key={column.label}>
+                {column.id ? <SortLink column={column.id} label={column.label} params={listParams} sortBy={params.sortBy} sortDesc={params.sortDesc} /> : column.label}
+              </TableHead>
+            ))}
+          </TableRow>
+        </TableHeader>
+        <TableBody>
+          {rows.length === 0 ? (
+            <TableRow>
+              <TableCell colSpan={COLUMNS.length} className="text-center text-muted-foreground">
+                No data available
+              </TableCell>
+            </TableRow>
+          ) : (
+            rows.map((row) => (
+              <TableRow key={row.id} data-testid="incident-row">
+                <TableCell className="font-mono text-xs">{row.incident_id}</TableCell>
+                <TableCell>
+                  <Link to={`/incidents/${row.id}`} className="font-medium hover:underline" data-testid="incident-link">
+                    {row.title}
+                  </Link>
+                </TableCell>
+                <TableCell>
+                  <SeverityBadge severity={row.severity} />
+                </TableCell>
+                <TableCell>
+                  <IncidentStatusBadge status={row.status} />
+                </TableCell>
+                <TableCell>{labelOf(row.type)}</TableCell>
+                <TableCell>{row.commander?.name ?? ''}</TableCell>
+                <TableCell className="max-w-56 truncate" title={(row.responders ?? []).map((r) => r.name).join(', ')}>
+                  {(row.responders ?? []).map((r) => r.name).join(', ')}
+                </TableCell>
+                <TableCell title={row.created_at}>{formatTimestamp(row.created_at)}</TableCell>
+              </TableRow>
+            ))
+          )}
+        </TableBody>
+      </Table>
+      <Pagination page={params.page} pageCount={pageCount} pageSize={params.pageSize} pageSizes={INCIDENT_PAGE_SIZES} totalRows={total ?? undefined} />
+      {isDialogOpen && canWrite ? <CreateIncidentDialog result={actionData} closeTo={incidentListHref(listParams, { dialog: null, page: String(params.page) })} /> : null}
+      <Toast message={toast} />
+    </section>
+  )
+}
+
+function SortLink({ column, label, params, sortBy, sortDesc }: { column: IncidentSortColumn; label: string; params: URLSearchParams; sortBy: string; sortDesc: boolean }) {
+  const isActive = sortBy === column
+  // Active column: ascending → descending → back to the default order (sort removal).
+  const next: Record<string, string | null> = !isActive
+    ? { sortBy: column, sortDesc: 'false' }
+    : !sortDesc
+      ? { sortBy: column, sortDesc: 'true' }
+      : { sortBy: null, sortDesc: null }
+  const Icon = !isActive ? ArrowUpDown : sortDesc ? ArrowDown : ArrowUp
+  return (
+    <Link to={incidentListHref(params, next)} className="inline-flex items-center gap-1 hover:text-foreground" data-testid={`sort-${column}`} aria-sort={isActive ? (sortDesc ? 'descending' : 'ascending') : undefined}>
+      {label}
+      <Icon aria-hidden="true" className="size-3.5" />
+    </Link>
+  )
+}
+
+/** A GET form over the URL; with JavaScript a change submits at once and the search waits for typing to pause. */
+function IncidentFilters({ people }: { people: Array<{ id: string; name: string }> }) {
+  const [searchParams] = useSearchParams()
+  const submit = useSubmit()
+  const isHydrated = useHydrated()
+  const [timer, setTimer] = useState<ReturnType<typeof setTimeout> | null>(null)
+  const current = parseIncidentListParams(searchParams)
+  const keep = ['sortBy', 'sortDesc', 'pageSize']
+  const submitForm = (form: HTMLFormElement, delay = 0) => {
+    if (timer) clearTimeout(timer)
+    if (delay === 0) submit(form, { preventScrollReset: true, replace: true })
+    else setTimer(setTimeout(() => submit(form, { preventScrollReset: true, replace: true }), delay))
+  }
+  return (
+    <Form method="get" className="flex flex-wrap items-end gap-2" data-testid="incident-filters" onChange={(event) => isHydrated && submitForm(event.currentTarget, (event.target as HTMLElement).getAttribute('name') === 'search' ? 400 : 0)}>
+      {keep.map((name) => (searchParams.get(name) ? <input key={name} type="hidden" name={name} value={searchParams.get(name)!} /> : null))}
+      <div className="flex flex-col gap-1">
+        <Label htmlFor="incident-search">Search</Label>
+        <Input id="incident-search" name="search" type="search" defaultValue={current.search} placeholder="Search by title or ID" className="w-64" data-testid="incident-search" />
+      </div>
+      <FilterSelect name="status" label="Status" value={current.status[0] ?? ''} options={INCIDENT_STATUSES.map((value) => ({ value, label: labelOf(value) }))} />
+      <FilterSelect name="severity" label="Severity" value={current.severity[0] ?? ''} options={SEVERITY_OPTIONS} />
+      <FilterSelect name="type" label="Type" value={current.type[0] ?? ''} options={TYPE_OPTIONS} />
+      <FilterSelect name="commander" label="Owner" value={current.commander ?? ''} options={people.map((person) => ({ value: person.id, label: person.name }))} />
+      <Button type="submit" variant="outline" size="sm" data-testid="incident-filters-apply">
+        <Search aria-hidden="true" />
+        Apply
+      </Button>
+    </Form>
+  )
+}
+
+function FilterSelect({ name, label, value, options }: { name: string; label: string; value: string; options: ReadonlyArray<{ value: string; label: string }> }) {
+  return (
+    <div className="flex flex-col gap-1">
+      <Label htmlFor={`filter-${name}`}>{label}</Label>
+      <select id={`filter-${name}`} name={name} defaultValue={value} key={value} className={SELECT_CLASS} data-testid={`filter-${name}`}>
+        <option value="">All</option>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
+
+function CreateIncidentDialog({ result, closeTo }: { result: CreateResult | undefined; closeTo: string }) {
+  const navigation = useNavigation()
+  const isCreating = navigation.state !== 'idle' && navigation.formMethod?.toLowerCase() === 'post'
+  const errors = result?.errors ?? {}
+  const values = result?.values ?? {}
+  return (
+    <UrlDialog title="Create Incident" closeTo={closeTo} size="medium" testId="create-incident-dialog">
+      <Form method="post" className="flex flex-col gap-4" data-testid="create-incident-form" noValidate>
+        <InlineError message={errors.form} />
+        <div className="flex flex-col gap-1.5">
+          <Label htmlFor="incident-title">Title</Label>
+          <Input id="incident-title" name="title" defaultValue={values.title ?? ''} aria-invalid={errors.title ? true : undefined} required data-testid="incident-title" />
+          <ErrorList errors={[errors.title]} />
+        </div>
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+          <SelectField id="incident-type" name="type" label="Type" options={TYPE_OPTIONS} placeholder="Select type" defaultValue={values.type ?? ''} error={errors.type} data-testid="incident-type" />
+          <SelectField id="incident-severity" name="severity" label="Severity" options={SEVERITY_OPTIONS} placeholder="Select severity" defaultValue={values.severity ?? ''} error={errors.severity} data-testid="incident-severity" />
+          <SelectField
+            id="incident-status"
+            name="status"
+            label="Status"
+            options={INCIDENT_STATUSES.map((value) => ({ value, label: labelOf(value) }))}
+            defaultValue={values.status || 'open'}
+            error={errors.status}
+            data-testid="incident-status"
+          />
+        </div>
+        <div className="flex flex-col gap-1.5">
+          <Label htmlFor="incident-description">Description</Label>
+          <textarea id="incident-description" name="description" defaultValue={values.description ?? ''} rows={3} className="rounded-md border border-input bg-card px-3 py-2 text-sm" />
+        </div>
+        <div className="flex justify-end gap-2">
+          <Link to={closeTo} className={buttonVariants({ variant: 'outline' })}>
+            Cancel
+          </Link>
+          <Button type="submit" disabled={isCreating} data-testid="create-incident-submit">
+            {isCreating ? 'Creating...' : 'Create'}
+          </Button>
+        </div>
+      </Form>
+    </UrlDialog>
+  )
 }
 
 export function ErrorBoundary() {

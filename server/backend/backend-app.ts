@@ -23,6 +23,7 @@ import { createPeopleRouter } from './people/people.routes.ts'
 import { createPostgrestRouter, type ValidateWriteInput, type ValidateWriteResult } from './postgrest/router.ts'
 import { createPermissionWriteValidator } from './rbac/permission-escalation.ts'
 import { incidentWriteValidator } from './incidents/incident-write-validator.ts'
+import { resourceSpecValidator } from './resource-spec-validator.ts'
 import { createAuthorizer, type Authorizer } from './rbac/authorizer.ts'
 import { createRbacRouter } from './rbac/rbac.routes.ts'
 import { createDbAuthorization, requireRouteAccess } from './rbac/rbac-middleware.ts'
@@ -60,7 +61,7 @@ export function createBackend(options: {
   })
   const authorizer = createAuthorizer(db)
   const dbAuthorization = createDbAuthorization({ db, authorizer, logger })
-  const writeValidators = [createPermissionWriteValidator(authorizer), incidentWriteValidator]
+  const writeValidators = [createPermissionWriteValidator(authorizer), incidentWriteValidator, resourceSpecValidator]
   const validateDataWrite = async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
     for (const validate of writeValidators) {
       const verdict = await validate(input)

@@ -1,4 +1,5 @@
-import { Form, Link, useLocation } from '@remix-run/react'
+import { Form, Link, useLocation, useSearchParams } from '@remix-run/react'
+import { KUBECONFIG_PARAM, KubeconfigDialog, useKubeconfigHref } from '#app/components/access/kubeconfig-dialog.tsx'
 import { Bot, ChevronDown, Download, LogOut, User } from 'lucide-react'
 import {
   DropdownMenu,
@@ -24,47 +25,52 @@ function getInitials(name: string): string {
 
 export function UserMenu({ name, email, frontendVersion, backendVersion }: UserMenuProps) {
   const location = useLocation()
+  const [searchParams] = useSearchParams()
+  const kubeconfigHref = useKubeconfigHref(true)
   return (
-    <DropdownMenu data-testid="user-menu">
-      <DropdownMenuTrigger aria-label={`User menu for ${name}`}>
-        <span aria-hidden="true" className="flex size-7 items-center justify-center rounded-full bg-secondary text-xs font-semibold text-secondary-foreground">
-          {getInitials(name)}
-        </span>
-        <span className="max-w-40 truncate">{name}</span>
-        <ChevronDown aria-hidden="true" className="size-3.5 text-muted-foreground" />
-      </DropdownMenuTrigger>
-      <DropdownMenuContent className="w-64">
-        <DropdownMenuLabel>
-          <span className="block truncate">Hi {name}</span>
-          {email ? <span className="block truncate text-xs font-normal text-muted-foreground">{email}</span> : null}
-        </DropdownMenuLabel>
-        <DropdownMenuSeparator />
-        <Link to="/profile-settings" className={dropdownMenuItemClassName}>
-          <User aria-hidden="true" />
-          Your Profile
-        </Link>
-        {/* Opened in a new tab: the API answers with the file as an attachment (spec 002 §2). */}
-        <a href="/api/kubeconfig" target="_blank" rel="noreferrer" data-testid="download-kubeconfig" className={dropdownMenuItemClassName}>
-          <Download aria-hidden="true" />
-          Download kubeconfig
-        </a>
-        <Link to="/settings/tokens?dialog=new" data-testid="setup-mcp" className={dropdownMenuItemClassName}>
-          <Bot aria-hidden="true" />
-          Setup MCP
-        </Link>
-        <DropdownMenuSeparator />
-        <p className="px-2 py-1 text-xs text-muted-foreground">
-          Frontend: {frontendVersion}, Backend: {backendVersion ?? 'NA'}
-        </p>
-        <DropdownMenuSeparator />
-        <Form method="post" action="/logout">
-          <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
-          <button type="submit" data-testid="sign-out" className={dropdownMenuItemClassName}>
-            <LogOut aria-hidden="true" />
-            Sign out
-          </button>
-        </Form>
-      </DropdownMenuContent>
-    </DropdownMenu>
+    <>
+      <DropdownMenu data-testid="user-menu">
+        <DropdownMenuTrigger aria-label={`User menu for ${name}`}>
+          <span aria-hidden="true" className="flex size-7 items-center justify-center rounded-full bg-secondary text-xs font-semibold text-secondary-foreground">
+            {getInitials(name)}
+          </span>
+          <span className="max-w-40 truncate">{name}</span>
+          <ChevronDown aria-hidden="true" className="size-3.5 text-muted-foreground" />
+        </DropdownMenuTrigger>
+        <DropdownMenuContent className="w-64">
+          <DropdownMenuLabel>
+            <span className="block truncate">Hi {name}</span>
+            {email ? <span className="block truncate text-xs font-normal text-muted-foreground">{email}</span> : null}
+          </DropdownMenuLabel>
+          <DropdownMenuSeparator />
+          <Link to="/profile-settings" className={dropdownMenuItemClassName}>
+            <User aria-hidden="true" />
+            Your Profile
+          </Link>
+          {/* A dialog kept in the URL, so it opens without JavaScript too (spec 002 §2). */}
+          <Link to={kubeconfigHref} preventScrollReset data-testid="download-kubeconfig" className={dropdownMenuItemClassName}>
+            <Download aria-hidden="true" />
+            Download kubeconfig
+          </Link>
+          <Link to="/settings/tokens?dialog=new" data-testid="setup-mcp" className={dropdownMenuItemClassName}>
+            <Bot aria-hidden="true" />
+            Setup MCP
+          </Link>
+          <DropdownMenuSeparator />
+          <p className="px-2 py-1 text-xs text-muted-foreground">
+            Frontend: {frontendVersion}, Backend: {backendVersion ?? 'NA'}
+          </p>
+          <DropdownMenuSeparator />
+          <Form method="post" action="/logout">
+            <input type="hidden" name="returnTo" value={`${location.pathname}${location.search}`} />
+            <button type="submit" data-testid="sign-out" className={dropdownMenuItemClassName}>
+              <LogOut aria-hidden="true" />
+              Sign out
+            </button>
+          </Form>
+        </DropdownMenuContent>
+      </DropdownMenu>
+      {searchParams.has(KUBECONFIG_PARAM) ? <KubeconfigDialog /> : null}
+    </>
   )
 }

@@ -123,7 +123,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
     getExpandedRowModel: getExpandedRowModel(),
     getPaginationRowModel: localPageSize ? getPaginationRowModel() : undefined,
     initialState: localPageSize ? { pagination: { pageIndex: 0, pageSize: localPageSize } } : undefined,
-    paginateExpandedRows: false,
+    // URL mode has no local paging model; expansion must then happen in the expanded row model.
+    paginateExpandedRows: !localPageSize,
   })
 
   const rows = table.getRowModel().rows

@@ -4,6 +4,7 @@ import { Play } from 'lucide-react'
 import { DataTable } from '#app/components/data-table/data-table.tsx'
 import { HiddenParams } from '#app/components/data-table/hidden-params.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
+import { LinkToIncident } from '#app/components/incidents/link-to-incident.tsx'
 import { TimeRangePicker } from '#app/components/time-range/time-range-picker.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
@@ -152,6 +153,8 @@ export function CheckDetailPanel({ detail, params, timeRange, canRunNow, now }: 
       headerExtra={
         <div className="flex items-center gap-2">
           <TimeRangePicker mode="duration" value={timeRange} durations={DURATION_KEYS} testId="check-time-range" />
+          {/* Incidents (issue 6): 'Attach as Evidence'. Run Now's roles are exactly the incident writers; the component also hides itself when the incidents feature is off. */}
+          <LinkToIncident target={{ type: 'check', check_id: check.id, description: `${check.name} is ${check.status ?? 'unknown'}` }} canLink={canRunNow} />
           {canRunNow ? (
             <Form method="post" preventScrollReset>
               <input type="hidden" name="intent" value="run-now" />

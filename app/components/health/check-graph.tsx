@@ -38,7 +38,24 @@ export function CheckGraph({ points, testId = 'check-graph', now }: { points: Gr
   const active = hover !== null ? points[hover] : undefined
   return (
     <figure className="relative" data-testid={testId}>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} className="h-auto w-full" role="img" aria-label="Latency and status over the selected range">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        className="h-auto w-full"
+        role="img"
+        aria-label="Latency and status over the selected range"
+        onMouseMove={
+          hydrated
+            ? (event) => {
+                const box = event.currentTarget.getBoundingClientRect()
+                const at = ((event.clientX - box.left) / box.width) * WIDTH
+                let nearest = 0
+                for (let i = 1; i < times.length; i++) if (Math.abs(x(times[i]!) - at) < Math.abs(x(times[nearest]!) - at)) nearest = i
+                setHover(nearest)
+              }
+            : undefined
+        }
+        onMouseLeave={hydrated ? () => setHover(null) : undefined}
+      >
         <text x={4} y={PAD.top + 10} className="fill-muted-foreground text-[10px]">
           {formatLatency(maxD)}
         </text>
@@ -48,7 +65,7 @@ export function CheckGraph({ points, testId = 'check-graph', now }: { points: Gr
         <line x1={PAD.left} x2={WIDTH - PAD.right} y1={PAD.top + plotH} y2={PAD.top + plotH} className="stroke-border" />
         <polyline points={line} fill="none" className="stroke-primary" strokeWidth={1.5} data-testid={`${testId}-latency`} />
         {points.map((point, index) => (
-          <g key={point.time} onMouseEnter={hydrated ? () => setHover(index) : undefined} onMouseLeave={hydrated ? () => setHover(null) : undefined}>
+          <g key={point.time}>
             <rect
               x={x(times[index]!) - barW / 2}
               y={PAD.top + plotH + 4}

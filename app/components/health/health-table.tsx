@@ -6,7 +6,7 @@ import { Badge } from '#app/components/ui/badge.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { formatLatency, formatPercent, timeAgo } from '#app/lib/format.ts'
 import type { PaginationProps } from '#app/components/data-table/pagination.tsx'
-import { showRuntimeAge, showTransitionAge, withParams, type CheckRow, type HealthRow, type SortColumn } from './health-model.ts'
+import { rowUptime, showRuntimeAge, showTransitionAge, withParams, type CheckRow, type HealthRow, type SortColumn } from './health-model.ts'
 import { StatusDot } from './status-dot.tsx'
 
 export type HealthTableProps = {
@@ -70,9 +70,10 @@ export function healthColumns(search: string, expanded: string[], now: Date): Co
       cell: ({ row }) =>
         row.original.kind === 'group' ? <ExpanderLink href={expandHref(search, expanded, row.original.key)} expanded={row.original.expanded} label={row.original.name} /> : null,
     },
-    { id: 'name', header: 'Checks', enableSorting: true, cell: ({ row }) => <NameCell row={row.original} search={search} /> },
+    { id: 'name', accessorFn: (row) => row.name, header: 'Checks', enableSorting: true, cell: ({ row }) => <NameCell row={row.original} search={search} /> },
     {
       id: 'health',
+      accessorFn: (row) => row.status,
       header: 'Health',
       enableSorting: true,
       size: 140,
@@ -87,8 +88,8 @@ export function healthColumns(search: string, expanded: string[], now: Date): Co
         )
       },
     },
-    { id: 'uptime', header: 'Uptime', enableSorting: true, size: 100, cell: ({ row }) => <span data-testid="uptime-cell">{uptimeText(row.original)}</span> },
-    { id: 'latency', header: 'Latency', enableSorting: true, size: 100, cell: ({ row }) => <span data-testid="latency-cell">{formatLatency(row.original.latency)}</span> },
+    { id: 'uptime', accessorFn: (row) => rowUptime(row), header: 'Uptime', enableSorting: true, size: 100, cell: ({ row }) => <span data-testid="uptime-cell">{uptimeText(row.original)}</span> },
+    { id: 'latency', accessorFn: (row) => row.latency, header: 'Latency', enableSorting: true, size: 100, cell: ({ row }) => <span data-testid="latency-cell">{formatLatency(row.original.latency)}</span> },
     {
       id: 'transition',
       header: 'Transition',

@@ -122,7 +122,14 @@ export function TimeRangePicker(props: TimeRangePickerProps) {
   const testId = props.testId ?? 'time-range-picker'
   const label = props.mode === 'duration' ? durationLabel(props.value) : timeRangeLabel(props.value)
   return (
-    <details className="relative" data-testid={testId}>
+    <details
+      className="relative"
+      data-testid={testId}
+      // Client navigation keeps this element, so a chosen range would leave the pop-over open.
+      onClick={(event) => {
+        if ((event.target as HTMLElement).closest('a')) event.currentTarget.open = false
+      }}
+    >
       <summary className={cn(buttonVariants({ variant: 'outline', size: 'sm' }), 'gap-2')} data-testid={`${testId}-button`}>
         <CalendarClock aria-hidden="true" />
         {label}

@@ -1,0 +1,68 @@
+import { Link, useLocation } from '@remix-run/react'
+import { Download } from 'lucide-react'
+import { useEffect, useState } from 'react'
+import { Modal } from '#app/components/modal/modal.tsx'
+import { buttonVariants } from '#app/components/ui/button.tsx'
+
+/** The URL parameter that opens the dialog on whatever page the user is on. */
+export const KUBECONFIG_PARAM = 'kubeconfig'
+export const KUBECONFIG_DOCS_URL = 'https://docs.flanksource.com/'
+
+/** The file the API names `<tenant>-kubeconfig.yaml`: the host without port or hosting domain. */
+export function kubeconfigFileName(hostname: string): string {
+  const tenant = hostname.replace(/:\d+$/, '').replace(/\.flanksource\.com$/, '') || 'lookout'
+  return `${tenant}-kubeconfig.yaml`
+}
+
+/** The current URL with the dialog parameter set or removed. */
+export function useKubeconfigHref(open: boolean): string {
+  const location = useLocation()
+  const params = new URLSearchParams(location.search)
+  if (open) params.set(KUBECONFIG_PARAM, 'open')
+  else params.delete(KUBECONFIG_PARAM)
+  const search = params.toString()
+  return `${location.pathname}${search ? `?${search}` : ''}`
+}
+
+/**
+ * Spec 002 §2: download, apply with kubectl, read the docs. The server renders it from the URL
+ * parameter; the host only becomes known in the browser, so without JavaScript the example
+ * names the file by a placeholder.
+ */
+export function KubeconfigDialog() {
+  const closeTo = useKubeconfigHref(false)
+  const [fileName, setFileName] = useState('<host>-kubeconfig.yaml')
+  useEffect(() => setFileName(kubeconfigFileName(window.location.hostname)), [])
+  return (
+    <Modal title="Download kubeconfig" closeTo={closeTo} size="very-small" expandable={false} testId="kubeconfig-dialog">
+      <ol className="flex flex-col gap-4 text-sm">
+        <li className="flex flex-col gap-2" data-testid="kubeconfig-step-1">
+          <span className="font-medium">1. Download the kubeconfig file</span>
+          {/* A new tab: the API answers with the file as an attachment and creates a token for it. */}
+          <a href="/api/kubeconfig" target="_blank" rel="noreferrer" className={buttonVariants({ size: 'sm', className: 'self-start' })} data-testid="kubeconfig-download">
+            <Download aria-hidden="true" />
+            Download
+          </a>
+        </li>
+        <li className="flex flex-col gap-2" data-testid="kubeconfig-step-2">
+          <span className="font-medium">2. Apply the file</span>
+          <span className="text-muted-foreground">Use it with kubectl, for example to list the canaries:</span>
+          <pre className="overflow-x-auto rounded-md border bg-muted p-2 font-mono text-xs" data-testid="kubeconfig-example">
+            kubectl --kubeconfig ./{fileName} get canaries
+          </pre>
+        </li>
+        <li className="flex flex-col gap-2" data-testid="kubeconfig-step-3">
+          <span className="font-medium">3. Learn more</span>
+          <a href={KUBECONFIG_DOCS_URL} target="_blank" rel="noreferrer" className="text-primary underline-offset-4 hover:underline" data-testid="kubeconfig-docs">
+            Read the kubeconfig documentation
+          </a>
+        </li>
+      </ol>
+      <div className="mt-4 flex justify-end">
+        <Link to={closeTo} preventScrollReset className={buttonVariants({ variant: 'outline', size: 'sm' })} data-testid="kubeconfig-close">
+          Close
+        </Link>
+      </div>
+    </Modal>
+  )
+}

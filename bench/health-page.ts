@@ -1,0 +1,112 @@
+/**
+ * bench/health-page — what /health costs on a large estate: 10,000 checks (100 canaries × 100)
+ * and 1,000,000 status rows (100 per check, one every 5 minutes), on a fresh PostgreSQL
+ * database. The real server (server.ts) runs in a child process; requests carry the bootstrap
+ * token as a bearer credential, as a kiosk or script would.
+ *
+ *   npx tsx bench/health-page.ts        (needs PostgreSQL on 127.0.0.1:5432, user postgres)
+ *   BENCH_CHECKS=10000 BENCH_STATUSES_PER_CHECK=100 BENCH_REQUESTS=40 BENCH_PORT=4391
+ *
+ * Prints p50/p95 server time and HTML size for the default view (hide passing, grouped by
+ * canary), the ungrouped full list page by page, a sort, and the first (uncached) request.
+ * Targets: p50 ≤ 150 ms, HTML ≤ 1 MB.
+ */
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { createPostgresDb } from '../server/db/client.ts'
+import { migrate } from '../server/db/migrate.ts'
+
+const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000)
+const PER_CHECK = Number(process.env.BENCH_STATUSES_PER_CHECK ?? 100)
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 40)
+const PORT = Number(process.env.BENCH_PORT ?? 4391)
+const TOKEN = `bench-health-token-${randomBytes(12).toString('hex')}`
+const PG_ADMIN = process.env.LOOKOUT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+async function populate(url: string): Promise<void> {
+  const db = await createPostgresDb(url, { max: 2 })
+  await migrate(db)
+  const canaries = Math.ceil(CHECKS / 100)
+  await db.exec(`
+    INSERT INTO canaries (id, name, namespace, labels, spec, source, created_at)
+    SELECT gen_random_uuid(), 'bench-canary-' || g, 'ns-' || (g % 8), jsonb_build_object('team', 'team-' || (g % 12), 'critical', (g % 2 = 0)::text), '{}'::jsonb, 'UI', now()
+    FROM generate_series(1, ${canaries}) g;
+    INSERT INTO checks (id, canary_id, type, name, namespace, status, labels, last_runtime, last_transition_time, created_at, updated_at)
+    SELECT gen_random_uuid(), c.id, 'http', c.name || '-check-' || g, c.namespace,
+      CASE WHEN random() < 0.05 THEN 'unhealthy' ELSE 'healthy' END, jsonb_build_object('tier', 'tier-' || (g % 4)),
+      now() - interval '1 minute', now() - (g || ' hours')::interval, now(), now()
+    FROM canaries c CROSS JOIN generate_series(1, 100) g WHERE c.name LIKE 'bench-canary-%';
+    INSERT INTO check_statuses (check_id, time, duration, status, created_at)
+    SELECT k.id, now() - (s * 5 || ' minutes')::interval, (20 + random() * 400)::integer, random() > 0.03, now()
+    FROM checks k CROSS JOIN generate_series(0, ${PER_CHECK - 1}) s;
+    ANALYZE;`)
+  const { rows } = await db.query<{ checks: number; statuses: number }>('SELECT (SELECT count(*) FROM checks)::integer AS checks, (SELECT count(*) FROM check_statuses)::integer AS statuses')
+  console.log(`populated: ${rows[0]!.checks} checks, ${rows[0]!.statuses} statuses`)
+  await db.close()
+}
+
+async function startServer(url: string) {
+  const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'server.ts'], {
+    env: { ...process.env, NODE_ENV: 'production', PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: url, LOOKOUT_BOOTSTRAP_TOKEN: TOKEN, LOOKOUT_ENGINE: 'off' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  for (let i = 0; i < 240; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${PORT}/readyz`)).ok) return child
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  child.kill('SIGTERM')
+  throw new Error('server did not become ready')
+}
+
+async function timed(path: string): Promise<{ ms: number; bytes: number; status: number }> {
+  const started = performance.now()
+  const response = await fetch(`http://127.0.0.1:${PORT}${path}`, { headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/html' } })
+  const body = await response.arrayBuffer()
+  return { ms: performance.now() - started, bytes: body.byteLength, status: response.status }
+}
+
+const pct = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!
+
+async function main() {
+  const name = `lookout_bench_health_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: PG_ADMIN })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(PG_ADMIN)
+  url.pathname = `/${name}`
+  let server: ReturnType<typeof spawn> | undefined
+  try {
+    const t0 = performance.now()
+    await populate(url.toString())
+    console.log(`populate took ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    server = await startServer(url.toString())
+    const cold = await timed('/health')
+    console.log(`first request (summary not cached): ${cold.ms.toFixed(0)} ms, ${(cold.bytes / 1024).toFixed(0)} KB, status ${cold.status}`)
+    const scenarios: [string, (i: number) => string][] = [
+      ['default (hide passing, grouped)', () => '/health'],
+      ['all checks, ungrouped, paged', (i) => `/health?hidePassing=false&groupBy=no_grouping&page=${(i % 200) + 1}`],
+      ['all checks, grouped, sorted by latency', (i) => `/health?hidePassing=false&sortBy=latency&sortDesc=${i % 2 === 0}`],
+      ['uncached every time (new time range)', (i) => `/health?timeRange=${['1h', '2h', '3h', '6h'][i % 4]}&hidePassing=false`],
+    ]
+    for (const [label, path] of scenarios) {
+      const results = []
+      for (let i = 0; i < REQUESTS; i++) results.push(await timed(path(i)))
+      const bad = results.filter((result) => result.status !== 200).length
+      const ms = results.map((result) => result.ms)
+      const kb = results.map((result) => result.bytes / 1024)
+      console.log(`${label}: p50 ${pct(ms, 0.5).toFixed(0)} ms, p95 ${pct(ms, 0.95).toFixed(0)} ms, HTML max ${Math.max(...kb).toFixed(0)} KB${bad ? `, ${bad} non-200` : ''}`)
+    }
+  } finally {
+    server?.kill('SIGTERM')
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end()
+  }
+}
+
+await main()

@@ -1,0 +1,49 @@
+import type { ValidateWriteInput, ValidateWriteResult } from './postgrest/router.ts'
+import { CanaryValidationError, parseCanaryObject } from './health/canary-document.ts'
+import { IncidentRuleSpecError, parseIncidentRuleSpec } from './incidents/incident-rules.ts'
+
+type Issue = { path: string; message: string }
+
+/**
+ * Resources written through the generic API (`POST /api/db/canaries`, the settings editor's
+ * PATCH of `spec`) are checked like the YAML users apply: a bad spec answers 400 naming the
+ * field path, and nothing is stored.
+ */
+const SPEC_CHECKS: Record<string, (row: Record<string, unknown>, method: 'POST' | 'PATCH') => Issue[]> = {
+  canaries(row, method) {
+    if (method === 'PATCH' && !('spec' in row)) return []
+    try {
+      // A PATCH may carry the spec alone; name and namespace stay as stored.
+      parseCanaryObject(method === 'PATCH' ? { name: 'patched', namespace: 'default', spec: row.spec } : row)
+      return []
+    } catch (error) {
+      if (error instanceof CanaryValidationError) return error.issues
+      throw error
+    }
+  },
+  incident_rules(row, method) {
+    if (method === 'PATCH' && !('spec' in row)) return []
+    if (method === 'POST' && (typeof row.name !== 'string' || !row.name.trim())) return [{ path: 'name', message: 'is required' }]
+    try {
+      parseIncidentRuleSpec(row.spec)
+      return []
+    } catch (error) {
+      if (error instanceof IncidentRuleSpecError) return error.issues.map((issue) => ({ ...issue, path: issue.path ? `spec.${issue.path}` : 'spec' }))
+      throw error
+    }
+  },
+}
+
+export async function resourceSpecValidator(input: ValidateWriteInput): Promise<ValidateWriteResult> {
+  const check = SPEC_CHECKS[input.relation]
+  if (!check || input.method === 'DELETE') return { ok: true }
+  const problems: string[] = []
+  input.rows.forEach((row, index) => {
+    // Soft deletes and other writes that do not touch the definition pass.
+    for (const issue of check(row, input.method as 'POST' | 'PATCH')) {
+      problems.push(`${input.rows.length > 1 ? `[${index}] ` : ''}${issue.path ? `${issue.path}: ` : ''}${issue.message}`)
+    }
+  })
+  if (problems.length === 0) return { ok: true }
+  return { ok: false, status: 400, code: '23514', message: problems[0]!, details: problems.join('; ') }
+}
