@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import { generate } from 'otplib'
-import { E2E_ADMIN } from '../../playwright.config.ts'
+import { E2E_ADMIN, E2E_TOKEN } from '../../playwright.config.ts'
 
 /**
  * The identity screens against the embedded identity service, with and without JavaScript:
@@ -58,6 +58,29 @@ async function registerAndOpenSettings(page: Page, email: string): Promise<void>
   }
   await expect(page).toHaveURL(/\/profile-settings/)
   await expect(page.getByRole('heading', { level: 1, name: 'Profile Settings' })).toBeVisible()
+}
+
+/** The six-digit code of the newest matching mail, read from the admin-only outbox (no SMTP here). */
+async function mailedCode(page: Page, to: string, subject: RegExp): Promise<string> {
+  let code = ''
+  await expect
+    .poll(async () => {
+      const response = await page.request.get(`/api/auth/outbox?to=${encodeURIComponent(to)}`, { headers: { authorization: `Bearer ${E2E_TOKEN}` } })
+      expect(response.status()).toBe(200)
+      const { payload } = (await response.json()) as { payload: { subject: string; body: string }[] }
+      const mail = payload.find((entry) => subject.test(entry.subject))
+      code = /\b(\d{6})\b/.exec(mail?.body ?? '')?.[1] ?? ''
+      return code
+    })
+    .not.toBe('')
+  return code
+}
+
+/** Submits the code step of a recovery or verification form (the other submit resends the mail). */
+async function submitCode(page: Page, formTestId: string, code: string): Promise<void> {
+  const form = page.getByTestId(formTestId)
+  await form.locator('input[name="code"]').fill(code)
+  await form.locator('button[type="submit"]:not([name="email"])').first().click()
 }
 
 test.describe('identity screens', () => {
@@ -194,6 +217,51 @@ test.describe('identity screens', () => {
     await passwordSignIn(page, email, PASSWORD, '/profile-settings')
     await expect(page.getByRole('heading', { name: 'Two-Factor Authentication' })).toBeVisible()
     await page.getByTestId('webauthn-login-form').getByTestId('node-webauthn_login_trigger').click()
+    await expect(page).toHaveURL(/\/profile-settings/)
+    await expect(page.getByRole('heading', { level: 1, name: 'Profile Settings' })).toBeVisible()
+  })
+
+  test('registers, verifies the address with the mailed code, then signs in', async ({ page }, testInfo) => {
+    const email = uniqueEmail('verify', testInfo.project.name)
+    await register(page, email)
+    // Registration continues to verification with the code already mailed.
+    await expect(page).toHaveURL(/\/verification\?flow=/)
+    await expect(page.getByTestId('verification-form').locator('input[name="code"]')).toBeVisible()
+    await submitCode(page, 'verification-form', '000000')
+    await expect(page.locator('[data-message-id="4070006"]')).toBeVisible()
+    await submitCode(page, 'verification-form', await mailedCode(page, email, /verify/i))
+    await expect(page.locator('[data-message-id="1080002"]')).toContainText('You successfully verified your email address.')
+
+    await signOut(page)
+    await passwordSignIn(page, email, PASSWORD, '/profile-settings')
+    await expect(page).toHaveURL(/\/profile-settings/)
+    await expect(page.getByRole('heading', { level: 1, name: 'Profile Settings' })).toBeVisible()
+  })
+
+  test('recovers a forgotten password with the mailed code', async ({ page }, testInfo) => {
+    const email = uniqueEmail('recover', testInfo.project.name)
+    await registerAndOpenSettings(page, email)
+    await signOut(page)
+
+    await page.goto('/recovery')
+    const form = page.getByTestId('recovery-form')
+    await form.locator('input[name="email"]').fill(email)
+    await form.locator('button[name="method"][value="code"]').click()
+    await expect(page.getByTestId('recovery-form').locator('input[name="code"]')).toBeVisible()
+    await submitCode(page, 'recovery-form', await mailedCode(page, email, /recover/i))
+    await expect(page).toHaveURL(/\/profile-settings/)
+    await expect(page.locator('[data-message-id="1060001"]')).toBeVisible()
+
+    const newPassword = 'Fresh-staple-battery-7'
+    const settings = page.getByTestId('settings-password-form')
+    await settings.locator('input[name="password"]').fill(newPassword)
+    await settings.locator('button[name="method"][value="password"]').click()
+    await expect(page.getByTestId('settings-messages')).toContainText('Your changes have been saved!')
+
+    await signOut(page)
+    await passwordSignIn(page, email, PASSWORD, '/profile-settings')
+    await expect(page.locator('[data-message-id="4000006"]')).toBeVisible()
+    await passwordSignIn(page, email, newPassword, '/profile-settings')
     await expect(page).toHaveURL(/\/profile-settings/)
     await expect(page.getByRole('heading', { level: 1, name: 'Profile Settings' })).toBeVisible()
   })

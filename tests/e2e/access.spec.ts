@@ -1,0 +1,243 @@
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
+import { E2E_ADMIN, E2E_TOKEN } from '../../playwright.config.ts'
+
+/**
+ * The access screens (permissions, users, teams, kubeconfig dialog) against the real server,
+ * with and without JavaScript: every dialog is a URL and every button a form post.
+ */
+
+function unique(prefix: string, projectName: string): string {
+  return `${prefix}-${projectName}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
+}
+
+async function signInAsAdmin(page: Page, returnTo: string): Promise<void> {
+  await page.goto(`/login?return_to=${encodeURIComponent(returnTo)}`)
+  const form = page.getByTestId('password-login-form')
+  await form.locator('input[name="identifier"]').fill(E2E_ADMIN.email)
+  await form.locator('input[name="password"]').fill(E2E_ADMIN.password)
+  await form.locator('button[name="method"][value="password"]').click()
+  await expect(page).toHaveURL(new RegExp(`${returnTo.replace(/[?]/g, '\\?')}$`))
+}
+
+/** The newest mail to an address, read through the admin-only outbox with the bootstrap token. */
+async function latestMail(request: APIRequestContext, to: string, subject: RegExp): Promise<string> {
+  let body = ''
+  await expect
+    .poll(async () => {
+      const response = await request.get(`/api/auth/outbox?to=${encodeURIComponent(to)}`, { headers: { authorization: `Bearer ${E2E_TOKEN}` } })
+      expect(response.status()).toBe(200)
+      const { payload } = (await response.json()) as { payload: { subject: string; body: string }[] }
+      body = payload.find((mail) => subject.test(mail.subject))?.body ?? ''
+      return body
+    })
+    .not.toBe('')
+  return body
+}
+
+async function inviteUser(page: Page, email: string, role: string): Promise<void> {
+  await page.goto('/settings/users')
+  await page.getByTestId('invite-user').click()
+  const form = page.getByTestId('invite-form')
+  await form.locator('input[name="firstName"]').fill('Eve')
+  await form.locator('input[name="lastName"]').fill('Invited')
+  await form.locator('input[name="email"]').fill(email)
+  await form.getByTestId('invite-role').selectOption(role)
+  await form.getByTestId('invite-submit').click()
+  await expect(page.getByTestId('invite-result')).toContainText(email)
+  await expect(page.getByTestId('invite-link')).toContainText('/api/.ory/')
+}
+
+test.describe('access screens', () => {
+  test('adds, edits and deletes a permission, with the kind clearing rules', async ({ page }, testInfo) => {
+    await signInAsAdmin(page, '/settings/permissions')
+    await expect(page.getByTestId('permissions-table')).toBeVisible()
+    await page.getByTestId('add-permission').click()
+    const dialog = page.getByTestId('permission-dialog')
+    await expect(dialog.getByRole('heading', { name: 'Add Permission' })).toBeVisible()
+    await expect(dialog.getByRole('link', { name: 'Help' })).toHaveAttribute('href', '/reference/permissions')
+
+    // Subject and resource are required.
+    await dialog.getByTestId('permission-save').click()
+    await expect(dialog.getByText('This field is required').first()).toBeVisible()
+    await expect(dialog.getByText('This field is required')).toHaveCount(3)
+
+    // Team chosen, then Person: the team is cleared; back to Team, still cleared.
+    await dialog.getByTestId('subject-kind-team').click()
+    await expect(dialog.getByTestId('subject-kind-team')).toHaveAttribute('aria-pressed', 'true')
+    await dialog.getByTestId('subject-select').selectOption({ label: 'Payments' })
+    await dialog.getByTestId('subject-kind-person').click()
+    await expect(dialog.getByTestId('subject-select')).toHaveAttribute('name', 'person_id')
+    await expect(dialog.getByTestId('subject-select')).toHaveValue('')
+    await dialog.getByTestId('subject-kind-team').click()
+    await expect(dialog.getByTestId('subject-select')).toHaveAttribute('name', 'team_id')
+    await expect(dialog.getByTestId('subject-select')).toHaveValue('')
+    await dialog.getByTestId('subject-select').selectOption({ label: 'Payments' })
+    await expect(dialog.locator('input[name="subject_type"]')).toHaveValue('team')
+
+    // Role stores subject_type group.
+    await dialog.getByTestId('subject-kind-role').click()
+    await expect(dialog.locator('input[name="subject_type"]')).toHaveValue('group')
+    await dialog.getByTestId('subject-kind-team').click()
+    await dialog.getByTestId('subject-select').selectOption({ label: 'Payments' })
+
+    // A resource kind switch clears the resource.
+    await dialog.getByTestId('resource-kind-global').click()
+    await dialog.getByTestId('resource-select').selectOption('catalog')
+    await dialog.getByTestId('resource-kind-playbook').click()
+    await expect(dialog.getByTestId('resource-select')).toHaveAttribute('name', 'playbook_id')
+    await expect(dialog.getByTestId('resource-select')).toHaveValue('')
+    await dialog.getByTestId('resource-kind-global').click()
+    await expect(dialog.getByTestId('resource-select')).toHaveValue('')
+    await dialog.getByTestId('resource-select').selectOption('catalog')
+    // The team choice survived the resource switches.
+    await expect(dialog.getByTestId('subject-select')).not.toHaveValue('')
+
+    const description = unique('perm', testInfo.project.name)
+    await dialog.getByTestId('action-select').selectOption('read')
+    await dialog.getByTestId('description-input').fill(description)
+    await dialog.getByTestId('permission-save').click()
+    await expect(page.getByTestId('toast')).toHaveText('Permission added')
+    await expect(page.getByTestId('permission-dialog')).toHaveCount(0)
+    const row = page.getByTestId('permission-row').filter({ hasText: description })
+    await expect(row).toHaveCount(1)
+    await expect(row.getByTestId('permission-subject')).toHaveText('Payments')
+    await expect(row.getByTestId('permission-resource')).toHaveText('catalog')
+    await expect(row.getByTestId('permission-action')).toHaveText('read')
+
+    // Edit mode carries the id and the stored values.
+    await row.getByTestId('edit-permission').click()
+    await expect(page).toHaveURL(/dialog=permission&id=/)
+    const edit = page.getByTestId('permission-dialog')
+    await expect(edit.getByRole('heading', { name: 'Edit Permission' })).toBeVisible()
+    await expect(edit.getByTestId('subject-kind-team')).toHaveAttribute('aria-pressed', 'true')
+    await expect(edit.getByTestId('resource-select')).toHaveValue('catalog')
+    await edit.getByTestId('action-select').selectOption('update')
+    await edit.getByTestId('description-input').fill(`${description}-edited`)
+    await edit.getByTestId('permission-save').click()
+    await expect(page.getByTestId('toast')).toHaveText('Permission updated')
+    const edited = page.getByTestId('permission-row').filter({ hasText: `${description}-edited` })
+    await expect(edited.getByTestId('permission-action')).toHaveText('update')
+
+    await edited.getByTestId('delete-permission').click()
+    const confirm = page.getByTestId('delete-permission-dialog')
+    await expect(confirm).toContainText('Are you sure you want to delete the permission?')
+    await confirm.getByTestId('delete-permission-dialog-confirm').click()
+    await expect(page.getByTestId('toast')).toHaveText('Permission deleted')
+    await expect(page.getByTestId('permission-row').filter({ hasText: description })).toHaveCount(0)
+  })
+
+  test('invites a user with a role and lists them', async ({ page }, testInfo) => {
+    await signInAsAdmin(page, '/settings/users')
+    const email = `${unique('invitee', testInfo.project.name)}@e2e.example.com`
+    await inviteUser(page, email, 'editor')
+    await page.getByTestId('invite-done').click()
+    const row = page.locator(`[data-testid="user-row"][data-email="${email}"]`)
+    await expect(row).toContainText('Eve Invited')
+    await expect(row.getByTestId('user-roles')).toContainText('editor')
+
+    // Inviting the same address again shows the server's message in the dialog.
+    await page.goto('/settings/users?dialog=invite')
+    const form = page.getByTestId('invite-form')
+    await form.locator('input[name="email"]').fill(email)
+    await form.getByTestId('invite-role').selectOption('viewer')
+    await form.getByTestId('invite-submit').click()
+    await expect(page.getByTestId('invite-form').getByTestId('inline-error')).toContainText('user already exists')
+  })
+
+  test('creates a team, adds two members at once and removes one', async ({ page }, testInfo) => {
+    await signInAsAdmin(page, '/settings/teams')
+    await page.getByTestId('add-team').click()
+    const name = unique('team', testInfo.project.name)
+    await page.getByTestId('team-create-form').locator('input[name="name"]').fill(name)
+    await page.getByTestId('team-create-submit').click()
+    await expect(page).toHaveURL(/\/settings\/teams\/[0-9a-f-]{36}\?tab=members$/)
+    await expect(page.getByTestId('team-name')).toHaveText(name)
+    await expect(page.getByTestId('members-empty')).toHaveText("You haven't added any team members to the team yet.")
+
+    await page.getByTestId('add-members').click()
+    // Demo staff: their names are unique (accounts registered by other tests share one name).
+    const options = page.getByTestId('add-members-form').locator('label').filter({ has: page.locator('input[data-email$="@acme-shop.io"]') })
+    const pick = async (index: number) => {
+      const option = options.nth(index)
+      const name = (await option.locator('span').first().textContent())!.trim()
+      const email = (await option.locator('input').getAttribute('data-email'))!
+      await option.locator('input[type="checkbox"]').check()
+      return { name, email }
+    }
+    const first = await pick(0)
+    const second = await pick(1)
+    await page.getByTestId('add-members-submit').click()
+    await expect(page.getByTestId('toast')).toHaveText(`${first.name}, ${second.name} added to the team successfully`)
+    await expect(page.getByTestId('member-row')).toHaveCount(2)
+
+    await page.getByTestId('member-row').filter({ hasText: first.email }).getByTestId('remove-member').click()
+    await expect(page.getByTestId('toast')).toHaveText(`${first.name} removed from team successfully`)
+    await expect(page.getByTestId('member-row')).toHaveCount(1)
+    await expect(page.getByTestId('member-row')).toContainText(second.email)
+
+    // The list counts the remaining member; the other generic tables still answer.
+    await page.goto('/settings/teams')
+    await expect(page.getByTestId('team-row').filter({ hasText: name })).toContainText('1')
+    await page.goto('/settings/canaries')
+    await expect(page.getByTestId('page-title')).toHaveText(/Canaries/)
+
+    // Delete asks first, then the team is gone from the list.
+    await page.goto('/settings/teams')
+    await page.getByTestId('team-row').filter({ hasText: name }).getByRole('link', { name }).click()
+    await page.getByTestId('team-delete').click()
+    await expect(page.getByTestId('delete-team-dialog')).toContainText('Are you sure you want to delete this resource?')
+    await page.getByTestId('delete-team-dialog-confirm').click()
+    await expect(page).toHaveURL(/\/settings\/teams$/)
+    await expect(page.getByTestId('toast')).toHaveText(`${name} deleted successfully`)
+    await expect(page.getByTestId('team-row').filter({ hasText: name })).toHaveCount(0)
+  })
+
+  test('a viewer signed in from the invitation mail gets no settings', async ({ page, browser }, testInfo) => {
+    await signInAsAdmin(page, '/settings/users')
+    const email = `${unique('viewer', testInfo.project.name)}@e2e.example.com`
+    await inviteUser(page, email, 'viewer')
+    const mail = await latestMail(page.request, email, /invited/i)
+    const link = /https?:\/\/\S+/.exec(mail)?.[0]
+    expect(link).toBeTruthy()
+
+    const context = await browser.newContext({ javaScriptEnabled: testInfo.project.name !== 'no-js' })
+    const viewer = await context.newPage()
+    try {
+      await viewer.goto(link!)
+      await expect(viewer).toHaveURL(/\/profile-settings/)
+      await viewer.goto('/settings/permissions')
+      await expect(viewer.getByText('You do not have permission to access this page')).toBeVisible()
+      await expect(viewer.getByTestId('sidebar')).toBeVisible()
+      await expect(viewer.getByTestId('nav-settings')).toHaveCount(0)
+      await viewer.goto('/settings/users')
+      await expect(viewer.getByText('You do not have permission to access this page')).toBeVisible()
+    } finally {
+      await context.close()
+    }
+  })
+
+  test('the kubeconfig dialog walks through download, apply and docs', async ({ page }, testInfo) => {
+    await signInAsAdmin(page, '/settings/permissions')
+    await page.getByTestId('user-menu').locator('summary').click()
+    await page.getByTestId('download-kubeconfig').click()
+    const dialog = page.getByTestId('kubeconfig-dialog')
+    await expect(dialog).toBeVisible()
+    await expect(page).toHaveURL(/\/settings\/permissions\?kubeconfig=open$/)
+    await expect(dialog.getByTestId('kubeconfig-download')).toHaveAttribute('href', '/api/kubeconfig')
+    await expect(dialog.getByTestId('kubeconfig-step-2')).toContainText('Apply the file')
+    const example = dialog.getByTestId('kubeconfig-example')
+    await expect(example).toContainText('get canaries')
+    if (testInfo.project.name === 'js') await expect(example).toHaveText('kubectl --kubeconfig ./localhost-kubeconfig.yaml get canaries')
+    else await expect(example).toContainText('-kubeconfig.yaml')
+    await expect(dialog.getByTestId('kubeconfig-docs')).toHaveAttribute('href', /^https:\/\//)
+
+    // The file itself: an attachment named after the host.
+    const file = await page.request.get('/api/kubeconfig')
+    expect(file.status()).toBe(200)
+    expect(file.headers()['content-disposition']).toBe('attachment; filename=localhost-kubeconfig.yaml')
+
+    await dialog.getByTestId('kubeconfig-close').click()
+    await expect(page.getByTestId('kubeconfig-dialog')).toHaveCount(0)
+    await expect(page).toHaveURL(/\/settings\/permissions$/)
+  })
+})
