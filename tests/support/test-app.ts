@@ -16,10 +16,14 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
  * The console process's Express app (gateway + embedded backend), without pages. Pass a
  * `logger` to capture log lines (e.g. to prove a secret never reaches them).
  */
-export function createTestApp(db: Db, overrides: Record<string, string> = {}, options: { logger?: Logger } = {}) {
+export function createTestApp(
+  db: Db,
+  overrides: Record<string, string> = {},
+  options: { logger?: Logger; consoleUrl?: string } = {},
+) {
   const env = testEnv(overrides)
   const logger = options.logger ?? createLogger('silent')
-  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION })
+  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION, consoleUrl: () => options.consoleUrl ?? 'http://127.0.0.1:3000' })
   const app = createApp({ env, db, logger, embedded: backend.router, isMigrated: () => true })
   return { app, env, backend }
 }
