@@ -1,4 +1,4 @@
-// `npm test`: the whole suite, as CI runs it. Unit and HTTP tests (vitest) run twice — on
+// `npm test`: the whole suite, as CI runs it. Typecheck and lint, then unit and HTTP tests (vitest) twice — on
 // PGlite and on the PostgreSQL server — then the browser tests (Playwright in Debian's
 // Chromium) run against the real built server. Ends with one "N passed, N failed" line.
 import { spawnSync } from 'node:child_process'
@@ -59,6 +59,12 @@ function countPlaywright(file, label) {
 
 const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs')
 const lines = []
+
+// Types and lint first: they are quick and catch a broken tree before the long runs.
+const typesOk = run('typecheck (tsc --noEmit)', process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit'], {})
+lines.push(`typecheck: ${typesOk ? 'ok' : 'FAILED'}`)
+const lintOk = run('lint (eslint)', process.execPath, [path.join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.', '--max-warnings=0'], {})
+lines.push(`lint: ${lintOk ? 'ok' : 'FAILED'}`)
 
 const pgliteReport = path.join(results, 'vitest-pglite.json')
 run('unit and HTTP tests on PGlite', process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${pgliteReport}`], {
