@@ -1,41 +1,267 @@
-import type { LoaderFunctionArgs } from '@remix-run/node'
-import { Link, useLoaderData } from '@remix-run/react'
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import { Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
+import { ConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { NotBuilt } from '#app/components/not-built.tsx'
-import { getSettingsTable } from '#app/lib/navigation.ts'
+import { InlineError } from '#app/components/inline-error.tsx'
+import { JobHistory } from '#app/components/resource-editor/job-history.tsx'
+import { ResourceForm, type FormFailure } from '#app/components/resource-editor/resource-form.tsx'
+import { ResourceTabs } from '#app/components/resource-editor/resource-tabs.tsx'
+import { SourceNotice } from '#app/components/resource-editor/source-notice.tsx'
+import { Toast } from '#app/components/toast.tsx'
+import { hasAccess } from '#app/lib/access.ts'
+import { GatewayError } from '#app/lib/gateway.server.ts'
+import {
+  buildPayload,
+  DELETE_CONFIRMATION,
+  getEditorKind,
+  newResourceYaml,
+  sourceInfo,
+  toResourceYaml,
+  type JobHistoryRow,
+  type ResourceKind,
+  type ResourcePayload,
+} from '#app/lib/resource-editor.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
-import { errorResponse, requireAccess } from '#app/lib/session.server.ts'
+import { errorResponse } from '#app/lib/session.server.ts'
+import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+import { createResource, deleteResource, loadJobHistory, loadResource, updateResource, writeFailure } from './_console.settings.$table.server.ts'
 
 export const handle = {
-  title: (data) => (data && typeof data === 'object' && 'label' in data && typeof data.label === 'string' ? data.label : 'Settings'),
+  title: (data) => {
+    if (!data || typeof data !== 'object' || !('label' in data) || typeof data.label !== 'string') return 'Settings'
+    const name = 'name' in data && typeof data.name === 'string' && data.name ? data.name : null
+    return name ? `${data.label} / ${name}` : data.label
+  },
 } satisfies RouteHandle
 
+const NEW_ID = 'new'
+
+function kindOf(table: string | undefined): ResourceKind {
+  const kind = getEditorKind(table)
+  if (!kind) throw errorResponse(404, { message: 'No such settings page' })
+  return kind
+}
+
+function pageOf(value: string | null): number {
+  const page = Number(value)
+  return Number.isInteger(page) && page >= 1 && page <= 10_000 ? page : 1
+}
+
 export async function loader(args: LoaderFunctionArgs) {
-  const table = getSettingsTable(args.params.table)
-  if (!table) throw errorResponse(404, { message: 'No such settings page' })
-  await requireAccess(args, table)
-  return { table: args.params.table!, label: table.label, id: args.params.id ?? '' }
+  const kind = kindOf(args.params.table)
+  const session = await requireSettingsAccess(args, { feature: kind.feature, resource: kind.resource })
+  const canWrite = hasAccess(session, kind.resource, 'write')
+  const { toast, headers } = readToast(args.request)
+  const url = new URL(args.request.url)
+  const id = args.params.id ?? ''
+  const base = { table: kind.table, label: kind.label, kind, canWrite, toast, now: new Date().toISOString() }
+
+  if (id === NEW_ID) {
+    if (!canWrite) throw errorResponse(403, { message: 'You do not have permission to access this page' })
+    return data(
+      {
+        ...base,
+        mode: 'create' as const,
+        id: null,
+        name: null,
+        missing: false,
+        source: null,
+        info: { readOnly: false, origin: 'the UI' },
+        values: { yaml: newResourceYaml(kind), name: '', namespace: '' },
+        version: 'new',
+        tab: 'spec' as const,
+        jobs: null,
+        dialog: null,
+      },
+      { headers },
+    )
+  }
+
+  const row = await loadResource(args, kind, id).catch((error: unknown) => {
+    if (error instanceof GatewayError) throw errorResponse(error.status >= 400 ? error.status : 502, { message: error.message })
+    throw error
+  })
+  if (!row) {
+    return data(
+      { ...base, mode: 'edit' as const, id, name: null, missing: true, source: null, info: { readOnly: true, origin: '' }, values: { yaml: '', name: '', namespace: '' }, version: '', tab: 'spec' as const, jobs: null, dialog: null },
+      { status: 404, headers },
+    )
+  }
+  const tab = url.searchParams.get('tab') === 'jobs' ? ('jobs' as const) : ('spec' as const)
+  let jobs: { rows: JobHistoryRow[]; total: number | null; page: number; error: string | null; openJobId: string | null; openJobTab: string | null } | null = null
+  if (tab === 'jobs') {
+    const page = pageOf(url.searchParams.get('page'))
+    const open = { openJobId: url.searchParams.get('job'), openJobTab: url.searchParams.get('jobTab') }
+    try {
+      jobs = { ...(await loadJobHistory(args, String(row.id), page)), page, error: null, ...open }
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error
+      jobs = { rows: [], total: null, page, error: error.message, ...open }
+    }
+  }
+  const info = sourceInfo(row)
+  return data(
+    {
+      ...base,
+      mode: 'edit' as const,
+      id: String(row.id),
+      name: typeof row.name === 'string' ? row.name : String(row.id),
+      missing: false,
+      source: typeof row.source === 'string' ? row.source : null,
+      info,
+      values: { yaml: toResourceYaml(kind, row), name: row.name ?? '', namespace: row.namespace ?? '' },
+      version: `${row.id}:${String(row.updated_at ?? '')}`,
+      tab,
+      jobs,
+      dialog: url.searchParams.get('dialog') === 'delete' && canWrite && !info.readOnly ? ('delete' as const) : null,
+    },
+    { headers },
+  )
+}
+
+function refused(failure: FormFailure, status = 400) {
+  return data<FormFailure>(failure, { status })
+}
+
+/** A write the API refused, placed on the field it is about. */
+function apiRefusal(error: unknown, kind: ResourceKind, payload: ResourcePayload, values: FormFailure['values']) {
+  const { message, details } = writeFailure(error, kind, payload)
+  const status = error instanceof GatewayError ? error.status : 500
+  if (status === 409) return refused({ error: { field: 'name', message }, values })
+  if (status === 400 || status === 422) return refused({ error: { field: 'spec', message }, details, values })
+  return refused({ error: null, formError: message, values }, status >= 400 && status < 600 ? status : 502)
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const kind = kindOf(args.params.table)
+  const session = await requireSettingsAccess(args, { feature: kind.feature, resource: kind.resource, access: 'write' })
+  const id = args.params.id ?? ''
+  const form = await args.request.formData()
+  const intent = String(form.get('intent') ?? '')
+  const values = { yaml: String(form.get('yaml') ?? ''), name: String(form.get('name') ?? ''), namespace: String(form.get('namespace') ?? '') }
+
+  if (id === NEW_ID) {
+    if (intent !== 'save') return refused({ error: null, formError: 'Unknown action.', values })
+    const built = buildPayload(kind, values)
+    if (!built.ok) return refused({ error: built.error, values })
+    let created: string | null
+    try {
+      created = await createResource(args, kind, built.payload, session.user.id)
+    } catch (error) {
+      return apiRefusal(error, kind, built.payload, values)
+    }
+    throw redirect(created ? `/settings/${kind.table}/${created}` : `/settings/${kind.table}`, {
+      headers: { 'set-cookie': toastCookie(`${kind.singular} ${built.payload.name} created successfully`) },
+    })
+  }
+
+  const existing = await loadResource(args, kind, id).catch((error: unknown) => {
+    if (error instanceof GatewayError) throw errorResponse(error.status >= 400 ? error.status : 502, { message: error.message })
+    throw error
+  })
+  if (!existing) throw errorResponse(404, { message: 'No resources found' })
+  const info = sourceInfo(existing)
+  const name = existing.name ?? existing.id ?? ''
+  if (info.readOnly) {
+    return refused({ error: null, formError: `This resource was created by ${info.origin} and cannot be changed here.`, values }, 409)
+  }
+  switch (intent) {
+    case 'save': {
+      const built = buildPayload(kind, values, existing)
+      if (!built.ok) return refused({ error: built.error, values })
+      try {
+        await updateResource(args, kind, id, built.payload)
+      } catch (error) {
+        return apiRefusal(error, kind, built.payload, values)
+      }
+      throw redirect(`/settings/${kind.table}/${id}`, { headers: { 'set-cookie': toastCookie(`${kind.singular} ${name} updated successfully`) } })
+    }
+    case 'delete': {
+      try {
+        await deleteResource(args, kind, id)
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error
+        return refused({ error: null, formError: error.message, values }, error.status >= 400 ? error.status : 502)
+      }
+      throw redirect(`/settings/${kind.table}`, { headers: { 'set-cookie': toastCookie(`${kind.singular} ${name} deleted successfully`) } })
+    }
+    default:
+      return refused({ error: null, formError: 'Unknown action.', values })
+  }
 }
 
 export default function SettingsResourceRoute() {
-  const { table, label, id } = useLoaderData<typeof loader>()
+  const loaded = useLoaderData<typeof loader>()
+  const failure = useActionData<typeof action>() ?? null
+  const navigation = useNavigation()
+  const { kind, mode, id, name, missing, info, source, canWrite, tab, jobs, dialog, toast, now } = loaded
+  const listHref = `/settings/${kind.table}`
+  const selfHref = id ? `${listHref}/${id}` : `${listHref}/${NEW_ID}`
+  const busy = navigation.state === 'submitting' && navigation.formMethod?.toLowerCase() === 'post'
+  const readOnly = info.readOnly || !canWrite
+
   return (
-    <div className="flex flex-col">
-      <nav aria-label="Breadcrumb" className="px-6 pt-4 text-sm text-muted-foreground">
+    <section className="flex flex-col gap-4 p-6" data-testid="resource-page" data-table={kind.table} data-read-only={readOnly} data-mode={mode}>
+      <nav aria-label="Breadcrumb" className="text-sm text-muted-foreground">
         <ol className="flex items-center gap-1.5">
           <li>
-            <Link to={`/settings/${table}`} className="hover:text-foreground hover:underline">
-              {label}
+            <Link to={listHref} className="hover:text-foreground hover:underline" data-testid="breadcrumb-list">
+              {kind.label}
             </Link>
           </li>
           <li aria-hidden="true">/</li>
-          <li aria-current="page" className="truncate font-mono text-xs text-foreground">
-            {id}
+          <li aria-current="page" className="truncate text-foreground" data-testid="breadcrumb-current">
+            {mode === 'create' ? `New ${kind.singular.toLowerCase()}` : (name ?? id)}
           </li>
         </ol>
       </nav>
-      <NotBuilt title={`${label}: ${id}`} capability="The spec editor for this resource, with its job history; resources not created in the UI show where they came from." />
-    </div>
+      {missing ? (
+        <div className="flex flex-col items-start gap-3 py-10" data-testid="resource-missing">
+          <p className="text-muted-foreground">No resources found</p>
+          <Link to={listHref} className="text-sm underline-offset-4 hover:underline">
+            Back to {kind.label}
+          </Link>
+        </div>
+      ) : (
+        <>
+          {mode === 'edit' ? (
+            <ResourceTabs
+              current={tab}
+              tabs={[
+                { id: 'spec', label: 'Spec', href: selfHref },
+                { id: 'jobs', label: 'Job History', href: `${selfHref}?tab=jobs` },
+              ]}
+            />
+          ) : null}
+          {tab === 'spec' ? (
+            <>
+              <SourceNotice info={info} source={source} />
+              {!canWrite && !info.readOnly ? <p className="text-sm text-muted-foreground" data-testid="no-write-access">You can look at this resource but not change it.</p> : null}
+              <ResourceForm
+                key={loaded.version}
+                kind={kind}
+                mode={mode}
+                values={failure?.values ?? loaded.values}
+                failure={failure}
+                readOnly={readOnly}
+                canDelete={mode === 'edit' && !readOnly}
+                cancelHref={listHref}
+                deleteHref={`${selfHref}?dialog=delete`}
+                busy={busy}
+              />
+            </>
+          ) : jobs ? (
+            <>
+              <InlineError message={jobs.error} />
+              <JobHistory rows={jobs.rows} total={jobs.total} page={jobs.page} now={now} baseHref={`${selfHref}?tab=jobs${jobs.page > 1 ? `&page=${jobs.page}` : ''}`} openJobId={jobs.openJobId} openJobTab={jobs.openJobTab} />
+            </>
+          ) : null}
+        </>
+      )}
+      {dialog === 'delete' ? <ConfirmDialog title={`Delete ${name ?? ''}`} description={DELETE_CONFIRMATION} closeTo={selfHref} fields={{ intent: 'delete' }} busy={busy} testId="delete-dialog" /> : null}
+      <Toast message={toast} />
+    </section>
   )
 }
 
