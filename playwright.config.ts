@@ -37,7 +37,7 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: process.env.CI ? 1 : 0,
-  timeout: 30_000,
+  timeout: 60_000,
   reporter: [['list'], ['json']],
   use: {
     baseURL: E2E_ORIGIN,

@@ -88,6 +88,8 @@ test.describe('console shell', () => {
   })
 
   test('every route of the route map renders inside the shell', async ({ page }) => {
+    // One navigation per route of the map: give the whole walk time on a busy machine.
+    test.setTimeout(180_000)
     await signIn(page)
     for (const route of ROUTES) {
       const response = await page.goto(route)
