@@ -17,6 +17,17 @@ export function createLogger(level: string): Logger {
   return pino({ level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'lookout' } })
 }
 
+const SECRET_PARAMS = /([?&](?:token|password|secret|code|api_key|access_token)=)[^&#]*/gi
+
+/**
+ * A URL fit for a log line: values of query parameters that carry secrets are replaced (kiosk
+ * links carry ?token=, /login accepts ?username=&password= for auto sign-in, mailed links carry
+ * one-time codes).
+ */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_PARAMS, '$1[redacted]')
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** The caller's X-Request-Id when it is sane, else a new one; echoed back on the response. */
@@ -43,8 +54,7 @@ export function createHttpLogger(logger: Logger) {
       req: (req: { id: string; method: string; url: string }) => ({
         id: req.id,
         method: req.method,
-        // Kiosk links carry ?token=…; the value must not be logged.
-        url: req.url.replace(/([?&]token=)[^&]*/gi, '$1[redacted]'),
+        url: redactUrl(req.url),
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { Env } from '#server/env.ts'
-import { requestIdOf } from '#server/logger.ts'
+import { redactUrl, requestIdOf } from '#server/logger.ts'
 import type { Metrics } from '#server/ops/metrics.ts'
 import { ORGANIZATION_COOKIE, ORGANIZATION_HEADER } from './organizations.ts'
 import { findSubBase, upstreamFor } from './sub-bases.ts'
@@ -50,7 +50,7 @@ export function createUpstreamFastPath(options: { env: Env; metrics: Metrics; lo
         const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'
         logger[level](
           {
-            req: { id: requestId, method: req.method, url: url.replace(/([?&]token=)[^&]*/gi, '$1[redacted]') },
+            req: { id: requestId, method: req.method, url: redactUrl(url) },
             res: { statusCode: res.statusCode },
             responseTime: Math.round(seconds * 1000),
           },
