@@ -8,14 +8,16 @@
  *   BENCH_CHECKS=10000 BENCH_STATUSES_PER_CHECK=100 BENCH_REQUESTS=40 BENCH_PORT=4391
  *
  * Prints p50/p95 server time and HTML size for the default view (hide passing, grouped by
- * canary), the ungrouped full list page by page, a sort, and the first (uncached) request.
- * Targets: p50 ≤ 150 ms, HTML ≤ 1 MB.
+ * canary), the ungrouped full list page by page, a sort, time ranges in turn, the summary never
+ * cached, and the first request; then the client JS /health preloads (bench/health-js-size.ts).
+ * Targets: p50 ≤ 150 ms, HTML ≤ 1 MB, JS ≤ 100 KB gzip.
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { createPostgresDb } from '../server/db/client.ts'
 import { migrate } from '../server/db/migrate.ts'
+import { measureRoute } from './health-js-size.ts'
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000)
 const PER_CHECK = Number(process.env.BENCH_STATUSES_PER_CHECK ?? 100)
@@ -63,9 +65,13 @@ async function startServer(url: string) {
   throw new Error('server did not become ready')
 }
 
-async function timed(path: string): Promise<{ ms: number; bytes: number; status: number }> {
+async function timed(path: string, cookie?: string): Promise<{ ms: number; bytes: number; status: number }> {
   const started = performance.now()
-  const response = await fetch(`http://127.0.0.1:${PORT}${path}`, { headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/html' } })
+  const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}`, accept: 'text/html' }
+  // The console keeps summaries for a few seconds per credential (cookie + authorization): a
+  // cookie nobody reads makes every request miss that cache.
+  if (cookie) headers.cookie = cookie
+  const response = await fetch(`http://127.0.0.1:${PORT}${path}`, { headers })
   const body = await response.arrayBuffer()
   return { ms: performance.now() - started, bytes: body.byteLength, status: response.status }
 }
@@ -87,20 +93,24 @@ async function main() {
     server = await startServer(url.toString())
     const cold = await timed('/health')
     console.log(`first request (summary not cached): ${cold.ms.toFixed(0)} ms, ${(cold.bytes / 1024).toFixed(0)} KB, status ${cold.status}`)
-    const scenarios: [string, (i: number) => string][] = [
+    const scenarios: [string, (i: number) => string, ((i: number) => string)?][] = [
       ['default (hide passing, grouped)', () => '/health'],
       ['all checks, ungrouped, paged', (i) => `/health?hidePassing=false&groupBy=no_grouping&page=${(i % 200) + 1}`],
       ['all checks, grouped, sorted by latency', (i) => `/health?hidePassing=false&sortBy=latency&sortDesc=${i % 2 === 0}`],
-      ['uncached every time (new time range)', (i) => `/health?timeRange=${['1h', '2h', '3h', '6h'][i % 4]}&hidePassing=false`],
+      ['time ranges 1h/2h/3h/6h in turn', (i) => `/health?timeRange=${['1h', '2h', '3h', '6h'][i % 4]}&hidePassing=false`],
+      ['summary never cached (1h)', () => '/health', (i) => `bench_nocache=${i}`],
+      ['summary never cached (6h)', () => '/health?timeRange=6h&hidePassing=false', (i) => `bench_nocache=${i}`],
     ]
-    for (const [label, path] of scenarios) {
+    for (const [label, path, cookie] of scenarios) {
       const results = []
-      for (let i = 0; i < REQUESTS; i++) results.push(await timed(path(i)))
+      for (let i = 0; i < REQUESTS; i++) results.push(await timed(path(i), cookie?.(i)))
       const bad = results.filter((result) => result.status !== 200).length
       const ms = results.map((result) => result.ms)
       const kb = results.map((result) => result.bytes / 1024)
       console.log(`${label}: p50 ${pct(ms, 0.5).toFixed(0)} ms, p95 ${pct(ms, 0.95).toFixed(0)} ms, HTML max ${Math.max(...kb).toFixed(0)} KB${bad ? `, ${bad} non-200` : ''}`)
     }
+    const js = measureRoute('routes/_console.health')
+    console.log(`client JS for /health (build/): ${js.totalGzip.toFixed(1)} KB gzip in ${js.rows.length} chunks (target ≤ 100 KB)`)
   } finally {
     server?.kill('SIGTERM')
     await new Promise((resolve) => setTimeout(resolve, 1000))

@@ -43,6 +43,7 @@ export const EnvSchema = z
     LOOKOUT_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
     LOOKOUT_REGISTRATION: z.enum(['open', 'closed']).default('closed'),
     LOOKOUT_DEFAULT_ROLE: z.enum(['admin', 'editor', 'viewer', 'guest', 'commander', 'responder']).default('viewer'),
+    LOOKOUT_PUBLIC_HEALTH: booleanFlag(false),
     SMTP_URL: z
       .string()
       .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')

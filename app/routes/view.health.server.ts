@@ -15,17 +15,13 @@ export function parseRefreshSeconds(value: string | null): number {
 }
 
 /**
- * Which credential the board reads with: an access token in the URL, else the visitor's
- * session cookie, else (LOOKOUT_PUBLIC_HEALTH=true) the read-only token the operator gave the
- * server in LOOKOUT_PUBLIC_HEALTH_TOKEN.
+ * Which credential the board reads with: an access token in the URL, else whatever the visitor
+ * sent (session cookie). Without either the backend decides: it serves the summary anonymously
+ * when LOOKOUT_PUBLIC_HEALTH=true and answers 401 (a sign-in redirect here) otherwise.
  */
-export function boardCredential(request: Request, env: NodeJS.ProcessEnv = process.env): { authorization?: string; mode: 'token' | 'session' | 'public' } {
+export function boardCredential(request: Request): { authorization?: string; mode: 'token' | 'session' } {
   const token = new URL(request.url).searchParams.get('token')
   if (token) return { authorization: `Bearer ${token}`, mode: 'token' }
-  const hasSession = Boolean(request.headers.get('cookie')) || Boolean(request.headers.get('authorization'))
-  if (!hasSession && env.LOOKOUT_PUBLIC_HEALTH === 'true' && env.LOOKOUT_PUBLIC_HEALTH_TOKEN) {
-    return { authorization: `Bearer ${env.LOOKOUT_PUBLIC_HEALTH_TOKEN}`, mode: 'public' }
-  }
   return { mode: 'session' }
 }
 

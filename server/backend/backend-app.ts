@@ -5,6 +5,7 @@ import type { Env } from '#server/env.ts'
 import { SUB_BASES } from '#server/gateway/sub-bases.ts'
 import {
   createCredentialStore,
+  publicHealthResolver,
   requireCredentials,
   sessionCookieResolver,
   type CredentialResolver,
@@ -99,7 +100,11 @@ export function createBackend(options: {
       onIdentityCreated: assignRoleOnCreate,
     }),
   )
-  router.use(requireCredentials(credentials, { resolvers: [kratosSession, ...(options.credentialResolvers ?? [])] }))
+  // The public board's resolver goes last and declines any request carrying a credential, so a
+  // session or token is always judged as itself.
+  router.use(requireCredentials(credentials, {
+    resolvers: [kratosSession, ...(options.credentialResolvers ?? []), publicHealthResolver(env.LOOKOUT_PUBLIC_HEALTH)],
+  }))
   // Every sub-base but /db is checked here; /db is checked per relation by the PostgREST hook.
   router.use(requireRouteAccess(authorizer, logger))
   router.use(createIdentityRouter({ store: credentials, db, authorizer }))

@@ -12,24 +12,13 @@ import {
   type SortingState,
 } from '@tanstack/react-table'
 import { Link, useLocation, useNavigate } from '@remix-run/react'
-import { ArrowDown, ArrowUp, ArrowUpDown, ChevronDown, ChevronRight } from 'lucide-react'
+import { ChevronDown, ChevronRight } from 'lucide-react'
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { Pagination, type PaginationProps } from './pagination.tsx'
-
-/** Row height estimate and overscan of the virtual mode (spec 002 §9). */
-export const ROW_ESTIMATE_PX = 35
-export const OVERSCAN_ROWS = 10
-
-/** Sorting kept in the URL: the page reads it back in its loader (spec 002 §3 "state kept outside"). */
-export type UrlSorting = {
-  id: string | null
-  desc: boolean
-  sortByParam?: string
-  sortDescParam?: string
-}
+import { nextSortHref, OVERSCAN_ROWS, ROW_ESTIMATE_PX, SortIcon, type UrlSorting } from './url-table.tsx'
 
 export type DataTableProps<T> = {
   data: T[]
@@ -57,30 +46,6 @@ export type DataTableProps<T> = {
   emptyMessage?: ReactNode
   testId?: string
   caption?: string
-}
-
-function nextSortHref(search: string, column: string, sorting: UrlSorting): string {
-  const params = new URLSearchParams(search)
-  const byParam = sorting.sortByParam ?? 'sortBy'
-  const descParam = sorting.sortDescParam ?? 'sortDesc'
-  params.delete('page')
-  // Single-column sort with removal: asc → desc → none.
-  if (sorting.id !== column) {
-    params.set(byParam, column)
-    params.set(descParam, 'false')
-  } else if (!sorting.desc) {
-    params.set(descParam, 'true')
-  } else {
-    params.delete(byParam)
-    params.delete(descParam)
-  }
-  return `?${params.toString()}`
-}
-
-function SortIcon({ state }: { state: false | 'asc' | 'desc' }) {
-  if (state === 'asc') return <ArrowUp aria-hidden="true" className="size-3" />
-  if (state === 'desc') return <ArrowDown aria-hidden="true" className="size-3" />
-  return <ArrowUpDown aria-hidden="true" className="size-3 opacity-40" />
 }
 
 /**
@@ -262,14 +227,5 @@ export function DataTable<T>(props: DataTableProps<T>) {
         </nav>
       ) : null}
     </div>
-  )
-}
-
-/** The expander cell of URL-mode tables: a link that opens or closes the row's children. */
-export function ExpanderLink({ href, expanded, label }: { href: string; expanded: boolean; label: string }) {
-  return (
-    <Link to={href} preventScrollReset aria-expanded={expanded} aria-label={`${expanded ? 'Collapse' : 'Expand'} ${label}`} data-testid="row-expander" className="inline-flex rounded p-0.5 hover:bg-muted">
-      {expanded ? <ChevronDown aria-hidden="true" className="size-4" /> : <ChevronRight aria-hidden="true" className="size-4" />}
-    </Link>
   )
 }

@@ -1,7 +1,6 @@
 import { Form, Link, useLocation, useNavigation } from '@remix-run/react'
-import type { ColumnDef } from '@tanstack/react-table'
 import { Play } from 'lucide-react'
-import { DataTable } from '#app/components/data-table/data-table.tsx'
+import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { HiddenParams } from '#app/components/data-table/hidden-params.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
 import { LinkToIncident } from '#app/components/incidents/link-to-incident.tsx'
@@ -64,7 +63,7 @@ function Stat({ label, children, testId }: { label: string; children: React.Reac
   )
 }
 
-const historyColumns = (now: Date): ColumnDef<HistoryRow>[] => [
+const historyColumns = (now: Date): UrlColumn<HistoryRow>[] => [
   { id: 'time', header: 'Time', cell: ({ row }) => <span title={row.original.time}>{formatDateTime(row.original.time, 'timestamp', now)}</span>, enableSorting: false },
   { id: 'status', header: 'Status', cell: ({ row }) => <StatusDot status={row.original.status ? 'healthy' : 'unhealthy'} />, enableSorting: false },
   { id: 'duration', header: 'Duration', cell: ({ row }) => formatLatency(row.original.duration), enableSorting: false },
@@ -114,7 +113,7 @@ function HistoryTab({ detail, params, now }: { detail: CheckDetailView; params: 
         </p>
       ) : null}
       {detail.history ? (
-        <DataTable<HistoryRow>
+        <UrlTable<HistoryRow>
           data={detail.history.rows}
           columns={historyColumns(now)}
           getRowId={(row) => row.time}

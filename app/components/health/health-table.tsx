@@ -1,12 +1,11 @@
 import { Link, useLocation } from '@remix-run/react'
-import type { ColumnDef } from '@tanstack/react-table'
 import { Activity } from 'lucide-react'
-import { DataTable, ExpanderLink } from '#app/components/data-table/data-table.tsx'
+import { ExpanderLink, UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { formatLatency, formatPercent, timeAgo } from '#app/lib/format.ts'
 import type { PaginationProps } from '#app/components/data-table/pagination.tsx'
-import { rowUptime, showRuntimeAge, showTransitionAge, withParams, type CheckRow, type HealthRow, type SortColumn } from './health-model.ts'
+import { showRuntimeAge, showTransitionAge, withParams, type CheckRow, type HealthRow, type SortColumn } from './health-model.ts'
 import { StatusDot } from './status-dot.tsx'
 
 export type HealthTableProps = {
@@ -60,7 +59,7 @@ function uptimeText(row: HealthRow): string {
   return formatPercent(row.passed, row.passed + row.failed) ?? ''
 }
 
-export function healthColumns(search: string, expanded: string[], now: Date): ColumnDef<HealthRow>[] {
+export function healthColumns(search: string, expanded: string[], now: Date): UrlColumn<HealthRow>[] {
   return [
     {
       id: 'expander',
@@ -70,10 +69,9 @@ export function healthColumns(search: string, expanded: string[], now: Date): Co
       cell: ({ row }) =>
         row.original.kind === 'group' ? <ExpanderLink href={expandHref(search, expanded, row.original.key)} expanded={row.original.expanded} label={row.original.name} /> : null,
     },
-    { id: 'name', accessorFn: (row) => row.name, header: 'Checks', enableSorting: true, cell: ({ row }) => <NameCell row={row.original} search={search} /> },
+    { id: 'name', header: 'Checks', enableSorting: true, cell: ({ row }) => <NameCell row={row.original} search={search} /> },
     {
       id: 'health',
-      accessorFn: (row) => row.status,
       header: 'Health',
       enableSorting: true,
       size: 140,
@@ -88,8 +86,8 @@ export function healthColumns(search: string, expanded: string[], now: Date): Co
         )
       },
     },
-    { id: 'uptime', accessorFn: (row) => rowUptime(row), header: 'Uptime', enableSorting: true, size: 100, cell: ({ row }) => <span data-testid="uptime-cell">{uptimeText(row.original)}</span> },
-    { id: 'latency', accessorFn: (row) => row.latency, header: 'Latency', enableSorting: true, size: 100, cell: ({ row }) => <span data-testid="latency-cell">{formatLatency(row.original.latency)}</span> },
+    { id: 'uptime', header: 'Uptime', enableSorting: true, size: 100, cell: ({ row }) => <span data-testid="uptime-cell">{uptimeText(row.original)}</span> },
+    { id: 'latency', header: 'Latency', enableSorting: true, size: 100, cell: ({ row }) => <span data-testid="latency-cell">{formatLatency(row.original.latency)}</span> },
     {
       id: 'transition',
       header: 'Transition',
@@ -108,7 +106,7 @@ export function healthColumns(search: string, expanded: string[], now: Date): Co
 export function HealthTable({ rows, sortBy, sortDesc, expanded, pagination, now }: HealthTableProps) {
   const { search } = useLocation()
   return (
-    <DataTable<HealthRow>
+    <UrlTable<HealthRow>
       data={rows}
       columns={healthColumns(search, expanded, now)}
       getRowId={rowId}

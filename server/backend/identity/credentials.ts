@@ -13,7 +13,7 @@ export type Principal = {
   name: string
   email?: string
   roles: string[]
-  via: 'bootstrap-token' | 'session' | 'access-token' | 'kratos-session'
+  via: 'bootstrap-token' | 'session' | 'access-token' | 'kratos-session' | 'anonymous'
   /** Set when the caller authenticated with a stored access token. */
   tokenId?: string
   /** people.type: 'access_token' for token identities, 'agent' for agents, absent for humans. */
@@ -266,6 +266,29 @@ export function sessionCookieResolver(
       via,
       ...(rows[0].type ? { personType: rows[0].type } : {}),
     }
+  }
+}
+
+/** Not a row in people: the identity a credential-less kiosk reads as (LOOKOUT_PUBLIC_HEALTH). */
+export const ANONYMOUS_PERSON_ID = 'a0000000-0000-4000-8000-000000000000'
+
+/** What the public health board reads: the check summary and nothing else. */
+const PUBLIC_HEALTH_READS = new Set(['/canary/api/summary'])
+
+/**
+ * The public wall board (LOOKOUT_PUBLIC_HEALTH=true): a request that carries no credential at
+ * all may GET the check summary as an anonymous principal with the implied role `guest`. A
+ * request with any credential, valid or not, is not anonymous and is judged on that credential;
+ * every other path without one stays 401, so guest's broad read never reaches /db.
+ */
+export function publicHealthResolver(enabled: boolean): CredentialResolver {
+  return async (req) => {
+    if (!enabled || (req.method !== 'GET' && req.method !== 'HEAD')) return undefined
+    if (!PUBLIC_HEALTH_READS.has(req.path)) return undefined
+    if (req.headers.authorization) return undefined
+    const cookies = req.headers.cookie
+    if (cookieValue(cookies, SESSION_COOKIE) || cookieValue(cookies, 'ory_kratos_session')) return undefined
+    return { personId: ANONYMOUS_PERSON_ID, name: 'Anonymous', roles: ['guest'], via: 'anonymous' }
   }
 }
 

@@ -1,0 +1,195 @@
+import { Link, useLocation, useNavigate } from '@remix-run/react'
+import { ArrowDown, ArrowUp, ArrowUpDown, ChevronDown, ChevronRight } from 'lucide-react'
+import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
+import { useHydrated } from 'remix-utils/use-hydrated'
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
+import { cn } from '#app/lib/cn.ts'
+import { Pagination, type PaginationProps } from './pagination.tsx'
+
+/** Row height estimate and overscan of the virtual mode (spec 002 §9). */
+export const ROW_ESTIMATE_PX = 35
+export const OVERSCAN_ROWS = 10
+
+/** Sorting kept in the URL: the page reads it back in its loader (spec 002 §3 "state kept outside"). */
+export type UrlSorting = {
+  id: string | null
+  desc: boolean
+  sortByParam?: string
+  sortDescParam?: string
+}
+
+/** A column of a URL-mode table; the cell gets `{ row: { original } }` like the tanstack tables. */
+export type UrlColumn<T> = {
+  id: string
+  header: ReactNode | (() => ReactNode)
+  cell: (context: { row: { original: T } }) => ReactNode
+  enableSorting?: boolean
+  size?: number
+}
+
+export type UrlTableProps<T> = {
+  data: T[]
+  columns: UrlColumn<T>[]
+  getRowId: (row: T) => string
+  getSubRows?: (row: T) => T[] | undefined
+  urlSorting?: UrlSorting
+  pagination?: PaginationProps
+  /** Which rows are open, and the link that toggles one. */
+  isExpanded?: (row: T) => boolean
+  expandHref?: (row: T) => string
+  /** Where a row click goes (the first cell also carries it as a link for no-JS use). */
+  rowHref?: (row: T) => string | undefined
+  rowClassName?: (row: T) => string | undefined
+  virtual?: boolean
+  emptyMessage?: ReactNode
+  testId?: string
+  caption?: string
+}
+
+export function nextSortHref(search: string, column: string, sorting: UrlSorting): string {
+  const params = new URLSearchParams(search)
+  const byParam = sorting.sortByParam ?? 'sortBy'
+  const descParam = sorting.sortDescParam ?? 'sortDesc'
+  params.delete('page')
+  // Single-column sort with removal: asc → desc → none.
+  if (sorting.id !== column) {
+    params.set(byParam, column)
+    params.set(descParam, 'false')
+  } else if (!sorting.desc) {
+    params.set(descParam, 'true')
+  } else {
+    params.delete(byParam)
+    params.delete(descParam)
+  }
+  return `?${params.toString()}`
+}
+
+export function SortIcon({ state }: { state: false | 'asc' | 'desc' }) {
+  if (state === 'asc') return <ArrowUp aria-hidden="true" className="size-3" />
+  if (state === 'desc') return <ArrowDown aria-hidden="true" className="size-3" />
+  return <ArrowUpDown aria-hidden="true" className="size-3 opacity-40" />
+}
+
+type FlatRow<T> = { id: string; original: T; depth: number; canExpand: boolean; expanded: boolean }
+
+/** Parents, then the children of open parents, in order (what an expanded row model yields). */
+function flatten<T>(data: T[], props: Pick<UrlTableProps<T>, 'getRowId' | 'getSubRows' | 'isExpanded'>, depth = 0, out: FlatRow<T>[] = []): FlatRow<T>[] {
+  for (const original of data) {
+    const children = props.getSubRows?.(original) ?? []
+    const expanded = children.length > 0 && Boolean(props.isExpanded?.(original))
+    out.push({ id: props.getRowId(original), original, depth, canExpand: children.length > 0, expanded })
+    if (expanded) flatten(children, props, depth + 1, out)
+  }
+  return out
+}
+
+/**
+ * The shared table's URL mode without a client-side row model: the server has already
+ * sorted, paged and expanded the rows, so the browser only renders them (sort, paging and
+ * expansion are links). Keeps the DOM and test ids of DataTable, so pages can switch freely;
+ * pages that sort or group in the browser use DataTable.
+ */
+export function UrlTable<T>(props: UrlTableProps<T>) {
+  const { data, columns, urlSorting, pagination, expandHref, rowHref, rowClassName, virtual, emptyMessage = 'No data available', testId = 'data-table', caption } = props
+  const { search } = useLocation()
+  const navigate = useNavigate()
+  const hydrated = useHydrated()
+  const rows = flatten(data, props)
+  const scroller = useRef<HTMLDivElement>(null)
+  const [viewport, setViewport] = useState({ top: 0, height: 600 })
+  const useVirtual = Boolean(virtual && hydrated && rows.length > OVERSCAN_ROWS * 4)
+  useEffect(() => {
+    if (!useVirtual || !scroller.current) return
+    const element = scroller.current
+    const update = () => setViewport({ top: element.scrollTop, height: element.clientHeight || 600 })
+    update()
+    element.addEventListener('scroll', update, { passive: true })
+    return () => element.removeEventListener('scroll', update)
+  }, [useVirtual])
+  const first = useVirtual ? Math.max(0, Math.floor(viewport.top / ROW_ESTIMATE_PX) - OVERSCAN_ROWS) : 0
+  const last = useVirtual ? Math.min(rows.length, Math.ceil((viewport.top + viewport.height) / ROW_ESTIMATE_PX) + OVERSCAN_ROWS) : rows.length
+  const visible = rows.slice(first, last)
+
+  const rowClick = (row: FlatRow<T>) => (event: MouseEvent<HTMLTableRowElement> | KeyboardEvent<HTMLTableRowElement>) => {
+    if ((event.target as HTMLElement).closest('a,button,input,select,label')) return
+    if ('key' in event && event.key !== 'Enter') return
+    const href = row.canExpand ? expandHref?.(row.original) : rowHref?.(row.original)
+    if (href) navigate(href, { preventScrollReset: true })
+  }
+
+  const body = (
+    <Table data-testid={testId} aria-rowcount={rows.length}>
+      {caption ? <caption className="sr-only">{caption}</caption> : null}
+      <TableHeader>
+        <TableRow>
+          {columns.map((column) => {
+            const state = urlSorting && urlSorting.id === column.id ? (urlSorting.desc ? 'desc' : 'asc') : false
+            const label = typeof column.header === 'function' ? column.header() : column.header
+            return (
+              <TableHead key={column.id} aria-sort={state === 'asc' ? 'ascending' : state === 'desc' ? 'descending' : undefined} style={column.size ? { width: column.size } : undefined}>
+                {column.enableSorting && urlSorting ? (
+                  <Link to={nextSortHref(search, column.id, urlSorting)} preventScrollReset className="inline-flex items-center gap-1 hover:text-foreground" data-testid={`sort-${column.id}`}>
+                    {label}
+                    <SortIcon state={state} />
+                  </Link>
+                ) : (
+                  label
+                )}
+              </TableHead>
+            )
+          })}
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {rows.length === 0 ? (
+          <TableRow>
+            <TableCell colSpan={columns.length} className="py-10 text-center text-muted-foreground" data-testid={`${testId}-empty`}>
+              {emptyMessage}
+            </TableCell>
+          </TableRow>
+        ) : null}
+        {useVirtual && first > 0 ? <tr aria-hidden="true" style={{ height: first * ROW_ESTIMATE_PX }} /> : null}
+        {visible.map((row) => (
+          <TableRow
+            key={row.id}
+            data-row-id={row.id}
+            data-depth={row.depth}
+            data-expanded={row.canExpand ? row.expanded : undefined}
+            tabIndex={hydrated ? 0 : undefined}
+            onClick={hydrated ? rowClick(row) : undefined}
+            onKeyDown={hydrated ? rowClick(row) : undefined}
+            className={cn(hydrated && 'cursor-pointer', row.depth > 0 && 'bg-muted/30', rowClassName?.(row.original))}
+            style={useVirtual ? { height: ROW_ESTIMATE_PX } : undefined}
+          >
+            {columns.map((column) => (
+              <TableCell key={column.id}>{column.cell({ row })}</TableCell>
+            ))}
+          </TableRow>
+        ))}
+        {useVirtual && last < rows.length ? <tr aria-hidden="true" style={{ height: (rows.length - last) * ROW_ESTIMATE_PX }} /> : null}
+      </TableBody>
+    </Table>
+  )
+
+  return (
+    <div className="flex flex-col">
+      {useVirtual ? (
+        <div ref={scroller} className="max-h-[70vh] overflow-auto" data-testid={`${testId}-virtual`}>
+          {body}
+        </div>
+      ) : (
+        body
+      )}
+      {pagination ? <Pagination {...pagination} /> : null}
+    </div>
+  )
+}
+
+/** The expander cell of URL-mode tables: a link that opens or closes the row's children. */
+export function ExpanderLink({ href, expanded, label }: { href: string; expanded: boolean; label: string }) {
+  return (
+    <Link to={href} preventScrollReset aria-expanded={expanded} aria-label={`${expanded ? 'Collapse' : 'Expand'} ${label}`} data-testid="row-expander" className="inline-flex rounded p-0.5 hover:bg-muted">
+      {expanded ? <ChevronDown aria-hidden="true" className="size-4" /> : <ChevronRight aria-hidden="true" className="size-4" />}
+    </Link>
+  )
+}
