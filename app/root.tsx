@@ -1,6 +1,6 @@
 import type { LinksFunction, LoaderFunctionArgs } from '@remix-run/node'
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches } from '@remix-run/react'
-import type { ReactNode } from 'react'
+import { useSyncExternalStore, type ReactNode } from 'react'
 import { GeneralErrorBoundary } from './components/error-boundary.tsx'
 import { useNonce } from './lib/nonce-provider.ts'
 import { documentTitle, getRouteTitle, PRODUCT_NAME } from './lib/route-handle.ts'
@@ -10,6 +10,36 @@ export const links: LinksFunction = () => [
   { rel: 'stylesheet', href: tailwindHref },
   { rel: 'icon', href: 'data:,' },
 ]
+
+/** Spec 000 §8, "Offline": only a browser running the app can tell, so the server never shows it. */
+export const OFFLINE_MESSAGE = 'No internet connection. Please try again.'
+
+function subscribeToConnectivity(onChange: () => void): () => void {
+  window.addEventListener('online', onChange)
+  window.addEventListener('offline', onChange)
+  return () => {
+    window.removeEventListener('online', onChange)
+    window.removeEventListener('offline', onChange)
+  }
+}
+
+/**
+ * A banner over every screen while the browser is offline: whatever navigation or form post
+ * fails meanwhile, the person learns why, and it goes away by itself when the link is back.
+ */
+function OfflineNotice() {
+  const online = useSyncExternalStore(
+    subscribeToConnectivity,
+    () => navigator.onLine,
+    () => true,
+  )
+  if (online) return null
+  return (
+    <div role="alert" data-testid="offline-notice" className="fixed inset-x-0 top-0 z-50 bg-danger px-4 py-2 text-center text-sm font-medium text-white">
+      {OFFLINE_MESSAGE}
+    </div>
+  )
+}
 
 export async function loader({ context }: LoaderFunctionArgs) {
   // Only the explicit public subset reaches the browser (style anchors §3 rule 7).
@@ -32,6 +62,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <Links />
       </head>
       <body className="h-full">
+        <OfflineNotice />
         {children}
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />

@@ -77,11 +77,14 @@ export async function apiFetch(
   }
 }
 
-/** Where an unauthenticated browser goes, with the page it wanted to see. */
+/**
+ * Where an unauthenticated browser goes, with the page it wanted to see: spec 000 §8 sends
+ * every 401 to the auth state checker, which forwards to sign-in.
+ */
 export function signInRedirect(request: Request): Response {
   const url = new URL(request.url)
   const returnTo = `${url.pathname}${url.search}`
-  return redirect(`/login?return_to=${encodeURIComponent(returnTo)}`)
+  return redirect(`/auth-state-checker?return_to=${encodeURIComponent(returnTo)}`)
 }
 
 function messageOf(body: unknown, fallback: string): string {

@@ -1,15 +1,24 @@
 import { data, redirect, redirectDocument, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { apiFetch, GatewayError, type ApiArgs } from './gateway.server.ts'
+import {
+  Configuration,
+  FrontendApi,
+  type UpdateLoginFlowBody,
+  type UpdateRecoveryFlowBody,
+  type UpdateRegistrationFlowBody,
+  type UpdateSettingsFlowBody,
+  type UpdateVerificationFlowBody,
+} from '@ory/client'
+import { NETWORK_MESSAGE, TIMEOUT_MESSAGE, type ApiArgs } from './gateway.server.ts'
 import { FLOW_PAGES, isFlow, noticeText, toConsolePath, type Flow, type FlowKind, type FlowNotice } from './identity-flow.ts'
 
 /**
- * The console's half of the identity flows. Forms post to the page's own action, which relays
- * the fields to the identity service as a JSON client (so every answer comes back as data,
- * not as a redirect) and turns each answer into what spec 000 §8 asks for. Cookies the
- * identity service sets (session, CSRF) are passed on to the browser unchanged.
+ * The console's half of the identity flows. Forms post to the page's own action, which sends
+ * the fields on through `@ory/client` (a JSON client, so every answer comes back as data, not
+ * as a redirect) and turns each answer into what spec 000 §8 asks for. The SDK talks to the
+ * gateway's /api/.ory, which is the embedded service or, with KRATOS_PUBLIC_URL, a real Kratos:
+ * the screens know only the Kratos contract. Cookies the identity service sets (session, CSRF)
+ * are passed on to the browser unchanged.
  */
-
-const ORY = '/.ory'
 
 export type OryErrorBody = {
   error?: { id?: string; code?: number; message?: string; reason?: string; details?: Record<string, unknown> }
@@ -17,29 +26,203 @@ export type OryErrorBody = {
   use_flow_id?: string
 }
 
+/** One answer of the identity service, success or not, as the mapping below reads it. */
 export type OryAnswer = { status: number; body: unknown; cookies: string[] }
 
-/** One call to the identity service; network failures come back as 502/504 answers, not throws. */
-export async function oryCall(args: ApiArgs, path: string, init: { method?: string; form?: URLSearchParams; cookie?: string } = {}): Promise<OryAnswer> {
-  let response: Response
+/** Headers of the browser's request that the identity service should see too (never its cookie: that is per call). */
+const FORWARDED_HEADERS = ['authorization', 'x-request-id', 'x-flanksource-scope']
+
+type RequestOptions = NonNullable<Parameters<FrontendApi['getLoginFlow']>[1]>
+type SdkResponse = { status: number; data: unknown; headers: unknown }
+
+function setCookiesOf(headers: unknown): string[] {
+  const value = headers && typeof headers === 'object' ? (headers as Record<string, unknown>)['set-cookie'] : undefined
+  if (Array.isArray(value)) return value.filter((line): line is string => typeof line === 'string')
+  return typeof value === 'string' ? [value] : []
+}
+
+type AxiosLikeError = { isAxiosError: true; code?: string; response?: SdkResponse }
+
+function isAxiosLikeError(error: unknown): error is AxiosLikeError {
+  return !!error && typeof error === 'object' && (error as { isAxiosError?: unknown }).isAxiosError === true
+}
+
+const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ERR_CANCELED'])
+
+/**
+ * The SDK client for one browser request. Its base is the gateway's own /api/.ory over
+ * loopback, like every other API call of the console; redirects are not followed (a JSON client
+ * gets none from Kratos, and a 303 must reach the mapping as a 303).
+ */
+export function frontendApi({ request, context }: ApiArgs): FrontendApi {
+  const headers: Record<string, string> = { Accept: 'application/json' }
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers.get(name)
+    if (value) headers[name] = value
+  }
+  // Flows build their links from the host the browser used, which a loopback call would hide.
+  const incoming = new URL(request.url)
+  headers['X-Forwarded-Host'] = request.headers.get('x-forwarded-host') ?? request.headers.get('host') ?? incoming.host
+  headers['X-Forwarded-Proto'] = request.headers.get('x-forwarded-proto') ?? incoming.protocol.replace(':', '')
+  const basePath = `${context.gateway.gatewayBaseUrl}/api/.ory`
+  return new FrontendApi(
+    new Configuration({ basePath, baseOptions: { headers, timeout: context.gateway.gatewayTimeoutMs, maxRedirects: 0 } }),
+    basePath,
+  )
+}
+
+/**
+ * Runs one SDK call and turns whatever happens into an answer: the SDK rejects every non-2xx
+ * (its error carries the response), and a call that never got a response is the spec's
+ * timeout or network failure (502/504 with its text), never a throw.
+ */
+export async function oryRequest(
+  args: ApiArgs,
+  cookie: string | null | undefined,
+  call: (api: FrontendApi, options: RequestOptions, cookie: string | undefined) => Promise<SdkResponse>,
+): Promise<OryAnswer> {
+  const jar = cookie ?? args.request.headers.get('cookie') ?? undefined
+  // Some create calls have no cookie parameter; the header goes along on every call so the
+  // service always sees the browser's CSRF and session cookies.
+  const options: RequestOptions = jar ? { headers: { Cookie: jar } } : {}
   try {
-    response = await apiFetch(args, `${ORY}${path}`, {
-      method: init.method,
-      form: init.form,
-      headers: { accept: 'application/json', ...(init.cookie !== undefined ? { cookie: init.cookie } : {}) },
-    })
+    const response = await call(frontendApi(args), options, jar || undefined)
+    return { status: response.status, body: response.data ?? null, cookies: setCookiesOf(response.headers) }
   } catch (error) {
-    if (error instanceof GatewayError) return { status: error.status, body: { error: { message: error.message } }, cookies: [] }
-    throw error
+    if (!isAxiosLikeError(error)) throw error
+    if (error.response) {
+      return { status: error.response.status, body: error.response.data ?? null, cookies: setCookiesOf(error.response.headers) }
+    }
+    const timedOut = error.code !== undefined && TIMEOUT_CODES.has(error.code)
+    return { status: timedOut ? 504 : 502, body: { error: { message: timedOut ? TIMEOUT_MESSAGE : NETWORK_MESSAGE } }, cookies: [] }
   }
-  const text = await response.text()
-  let body: unknown = text
-  try {
-    body = text ? JSON.parse(text) : null
-  } catch {
-    // Plain-text answers (a 429, a proxy error page) are kept as text.
+}
+
+/** The create query of a flow, from the page's own URL; `refresh` counts only when it is literally "true". */
+export type CreateParams = { returnTo?: string; refresh?: boolean; aal?: string; afterVerificationReturnTo?: string }
+
+export function createParams(kind: FlowKind, request: Request): CreateParams {
+  const url = new URL(request.url)
+  const params: CreateParams = {}
+  const returnTo = url.searchParams.get('return_to')
+  if (returnTo) {
+    // Relative paths are resolved against this origin so the allow-list can check them.
+    params.returnTo = returnTo.startsWith('/') && !returnTo.startsWith('//') ? `${url.origin}${returnTo}` : returnTo
   }
-  return { status: response.status, body, cookies: response.headers.getSetCookie() }
+  if (kind === 'login') {
+    if (url.searchParams.get('refresh') === 'true') params.refresh = true
+    const aal = url.searchParams.get('aal')
+    if (aal) params.aal = aal
+  }
+  if (kind === 'registration' && params.returnTo) params.afterVerificationReturnTo = params.returnTo
+  return params
+}
+
+export function createFlow(args: ApiArgs, kind: FlowKind, params: CreateParams = createParams(kind, args.request)): Promise<OryAnswer> {
+  return oryRequest(args, undefined, (api, options, cookie) => {
+    switch (kind) {
+      case 'login':
+        return api.createBrowserLoginFlow({ refresh: params.refresh, aal: params.aal, returnTo: params.returnTo, cookie }, options)
+      case 'registration':
+        return api.createBrowserRegistrationFlow({ returnTo: params.returnTo, afterVerificationReturnTo: params.afterVerificationReturnTo }, options)
+      case 'recovery':
+        return api.createBrowserRecoveryFlow({ returnTo: params.returnTo }, options)
+      case 'verification':
+        return api.createBrowserVerificationFlow({ returnTo: params.returnTo }, options)
+      case 'settings':
+        return api.createBrowserSettingsFlow({ returnTo: params.returnTo, cookie }, options)
+    }
+  })
+}
+
+export function getFlow(args: ApiArgs, kind: FlowKind, id: string): Promise<OryAnswer> {
+  return oryRequest(args, undefined, (api, options, cookie) => {
+    switch (kind) {
+      case 'login':
+        return api.getLoginFlow({ id, cookie }, options)
+      case 'registration':
+        return api.getRegistrationFlow({ id, cookie }, options)
+      case 'recovery':
+        return api.getRecoveryFlow({ id, cookie }, options)
+      case 'verification':
+        return api.getVerificationFlow({ id, cookie }, options)
+      case 'settings':
+        return api.getSettingsFlow({ id, cookie }, options)
+    }
+  })
+}
+
+/** Submit buttons and checkboxes that Kratos' method schemas type as booleans. */
+const BOOLEAN_FIELDS = new Set(['totp_unlink', 'lookup_secret_regenerate', 'lookup_secret_reveal', 'lookup_secret_confirm', 'lookup_secret_disable'])
+
+/** Which settings method a body without `method` belongs to, as Kratos itself infers it from the buttons. */
+function impliedMethod(body: Record<string, unknown>): string | undefined {
+  const keys = Object.keys(body)
+  if (keys.some((key) => key.startsWith('totp_'))) return 'totp'
+  if (keys.some((key) => key.startsWith('lookup_secret_'))) return 'lookup_secret'
+  if (keys.some((key) => key.startsWith('webauthn_'))) return 'webauthn'
+  if ('traits' in body) return 'profile'
+  if ('password' in body) return 'password'
+  return undefined
+}
+
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/**
+ * A posted form as the JSON body of an update call: dotted names (`traits.name.first`) become
+ * nested objects, the boolean buttons become booleans, and a repeated name keeps its last
+ * value (the button that was pressed comes after the hidden fields).
+ */
+export function formToUpdateBody(form: URLSearchParams): Record<string, unknown> {
+  const body: Record<string, unknown> = {}
+  for (const [name, raw] of form) {
+    const parts = name.split('.')
+    if (parts.some((part) => !part || UNSAFE_KEYS.has(part))) continue
+    const value: unknown = BOOLEAN_FIELDS.has(name) ? raw === 'true' || raw === 'on' || raw === '1' : raw
+    let target = body
+    for (const part of parts.slice(0, -1)) {
+      const next = target[part]
+      if (!next || typeof next !== 'object') target[part] = {}
+      target = target[part] as Record<string, unknown>
+    }
+    target[parts[parts.length - 1]!] = value
+  }
+  if (typeof body.method !== 'string') {
+    const method = impliedMethod(body)
+    if (method) body.method = method
+  }
+  return body
+}
+
+export function updateFlow(args: ApiArgs, kind: FlowKind, flow: string, form: URLSearchParams, cookie?: string): Promise<OryAnswer> {
+  const body = formToUpdateBody(form)
+  return oryRequest(args, cookie, (api, options, jar) => {
+    switch (kind) {
+      case 'login':
+        return api.updateLoginFlow({ flow, updateLoginFlowBody: body as unknown as UpdateLoginFlowBody, cookie: jar }, options)
+      case 'registration':
+        return api.updateRegistrationFlow({ flow, updateRegistrationFlowBody: body as unknown as UpdateRegistrationFlowBody, cookie: jar }, options)
+      case 'recovery':
+        return api.updateRecoveryFlow({ flow, updateRecoveryFlowBody: body as unknown as UpdateRecoveryFlowBody, cookie: jar }, options)
+      case 'verification':
+        return api.updateVerificationFlow({ flow, updateVerificationFlowBody: body as unknown as UpdateVerificationFlowBody, cookie: jar }, options)
+      case 'settings':
+        return api.updateSettingsFlow({ flow, updateSettingsFlowBody: body as unknown as UpdateSettingsFlowBody, cookie: jar }, options)
+    }
+  })
+}
+
+/** The error a browser flow parked for the error page (`/error?id=`). */
+export function getFlowError(args: ApiArgs, id: string): Promise<OryAnswer> {
+  return oryRequest(args, undefined, (api, options) => api.getFlowError({ id }, options))
+}
+
+export function createLogoutFlow(args: ApiArgs): Promise<OryAnswer> {
+  return oryRequest(args, undefined, (api, options, cookie) => api.createBrowserLogoutFlow({ cookie }, options))
+}
+
+export function updateLogoutFlow(args: ApiArgs, token: string, cookie?: string): Promise<OryAnswer> {
+  return oryRequest(args, cookie, (api, options, jar) => api.updateLogoutFlow({ token, cookie: jar }, options))
 }
 
 /** The browser's cookies with the ones just set applied, for a follow-up call in the same request. */
@@ -176,25 +359,6 @@ export function respond(outcome: FlowOutcome, cookies: string[], notice: string 
   return data(body, { status: outcome.status, headers: cookieHeaders(cookies) })
 }
 
-/** Query for the create endpoint; `refresh` counts only when it is literally "true". */
-export function createQuery(kind: FlowKind, request: Request): URLSearchParams {
-  const url = new URL(request.url)
-  const query = new URLSearchParams()
-  const returnTo = url.searchParams.get('return_to')
-  if (returnTo) {
-    // Relative paths are resolved against this origin so the allow-list can check them.
-    const absolute = returnTo.startsWith('/') && !returnTo.startsWith('//') ? `${url.origin}${returnTo}` : returnTo
-    query.set('return_to', absolute)
-  }
-  if (kind === 'login') {
-    if (url.searchParams.get('refresh') === 'true') query.set('refresh', 'true')
-    const aal = url.searchParams.get('aal')
-    if (aal) query.set('aal', aal)
-  }
-  if (kind === 'registration' && returnTo) query.set('after_verification_return_to', query.get('return_to')!)
-  return query
-}
-
 /**
  * The loader half of every flow page: read the flow named by `?flow=`, or create one and put
  * its id into the URL (keeping `return_to` first, which is where sign-in redirects put it).
@@ -204,12 +368,11 @@ export async function loadFlow(args: LoaderFunctionArgs, kind: FlowKind) {
   const notice = noticeText(url.searchParams.get('notice')) ?? null
   const flowId = url.searchParams.get('flow')
   if (flowId) {
-    const answer = await oryCall(args, `/self-service/${kind}/flows?id=${encodeURIComponent(flowId)}`)
+    const answer = await getFlow(args, kind, flowId)
     if (answer.status === 200 && isFlow(answer.body)) return respond({ kind: 'render', flow: answer.body, status: 200 }, answer.cookies, notice)
     return respond(mapFlowAnswer(args.request, kind, answer, 'get'), answer.cookies, notice)
   }
-  const query = createQuery(kind, args.request)
-  const answer = await oryCall(args, `/self-service/${kind}/browser${query.size ? `?${query.toString()}` : ''}`)
+  const answer = await createFlow(args, kind)
   if (answer.status === 200 && isFlow(answer.body)) {
     const next = new URLSearchParams()
     const returnTo = url.searchParams.get('return_to')
@@ -256,7 +419,7 @@ export async function submitFlow(args: ActionFunctionArgs, kind: FlowKind, form?
   const flowId = url.searchParams.get('flow')
   if (!flowId) return respond({ kind: 'redirect', to: restartUrl(args.request, kind) }, [])
   const body = form ?? formToParams(await args.request.formData())
-  const answer = await oryCall(args, `/self-service/${kind}?flow=${encodeURIComponent(flowId)}`, { method: 'POST', form: body, cookie })
+  const answer = await updateFlow(args, kind, flowId, body, cookie)
   if (answer.status === 200) {
     if (isFlow(answer.body)) return respond({ kind: 'render', flow: answer.body, status: 200 }, answer.cookies)
     return respond({ kind: 'redirect', to: successTarget(args.request, answer.body, url.searchParams.get('return_to')) }, answer.cookies)

@@ -4,7 +4,7 @@ import { AccountCard } from '#app/components/account-card.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Button, buttonVariants } from '#app/components/ui/button.tsx'
 import { noticeText } from '#app/lib/identity-flow.ts'
-import { messageOfAnswer, oryCall } from '#app/lib/identity.server.ts'
+import { getFlowError, messageOfAnswer } from '#app/lib/identity.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
 export const handle = { title: 'Error' } satisfies RouteHandle
@@ -23,7 +23,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url)
   const id = url.searchParams.get('id')
   if (id) {
-    const answer = await oryCall(args, `/self-service/errors?id=${encodeURIComponent(id)}`)
+    const answer = await getFlowError(args, id)
     if ([403, 404, 410].includes(answer.status)) throw redirect('/')
     if (answer.status !== 200) {
       return { kind: 'flow' as const, title: 'Something went wrong', message: messageOfAnswer(answer, UNKNOWN_ERROR_MESSAGE), errorId: null }

@@ -6,7 +6,7 @@ import { FlowForm } from '#app/components/identity/flow-nodes.tsx'
 import { flowAction, FlowStatus } from '#app/components/identity/flow-status.tsx'
 import { apiFetch } from '#app/lib/gateway.server.ts'
 import { findNode, hasGroup, isFlow, loginTitle, nodesForGroups, toConsolePath } from '#app/lib/identity-flow.ts'
-import { createQuery, loadFlow, mapFlowAnswer, mergeCookies, oryCall, respond, submitFlow, successTarget, type FlowPageData } from '#app/lib/identity.server.ts'
+import { createFlow, loadFlow, mapFlowAnswer, mergeCookies, respond, submitFlow, successTarget, updateFlow, type FlowPageData } from '#app/lib/identity.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
 export const handle = {
@@ -38,13 +38,13 @@ async function hasConsoleSession(args: LoaderFunctionArgs): Promise<boolean> {
  * token and submit the password method, all on the server so it works without JavaScript.
  */
 async function autoSubmit(args: LoaderFunctionArgs, username: string, password: string) {
-  const created = await oryCall(args, `/self-service/login/browser?${createQuery('login', args.request).toString()}`)
+  const created = await createFlow(args, 'login')
   if (created.status !== 200 || !isFlow(created.body)) return respond(mapFlowAnswer(args.request, 'login', created, 'create'), created.cookies)
   const csrf = findNode(created.body, 'csrf_token')
   const csrfToken = csrf?.attributes.node_type === 'input' && typeof csrf.attributes.value === 'string' ? csrf.attributes.value : ''
   const cookie = mergeCookies(args.request.headers.get('cookie'), created.cookies)
   const form = new URLSearchParams({ csrf_token: csrfToken, method: 'password', identifier: username, password })
-  const answer = await oryCall(args, `/self-service/login?flow=${encodeURIComponent(created.body.id)}`, { method: 'POST', form, cookie })
+  const answer = await updateFlow(args, 'login', created.body.id, form, cookie)
   const cookies = [...created.cookies, ...answer.cookies]
   if (answer.status === 200 && !isFlow(answer.body)) {
     return respond({ kind: 'redirect', to: successTarget(args.request, answer.body, new URL(args.request.url).searchParams.get('return_to')) }, cookies)

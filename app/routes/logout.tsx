@@ -1,7 +1,7 @@
 import { redirect, type ActionFunctionArgs } from '@remix-run/node'
 import { safeRedirect } from 'remix-utils/safe-redirect'
 import { apiFetch } from '#app/lib/gateway.server.ts'
-import { mergeCookies, oryCall } from '#app/lib/identity.server.ts'
+import { createLogoutFlow, mergeCookies, updateLogoutFlow } from '#app/lib/identity.server.ts'
 import { consoleLog } from '#app/lib/log.server.ts'
 
 /** GET never signs anyone out (no state change on GET); it just goes home. */
@@ -24,12 +24,10 @@ export async function action(args: ActionFunctionArgs) {
 
   if (KRATOS_SESSION_COOKIE.test(cookieHeader)) {
     try {
-      const flow = await oryCall(args, '/self-service/logout/browser')
+      const flow = await createLogoutFlow(args)
       const token = (flow.body as { logout_token?: unknown } | null)?.logout_token
       if (flow.status === 200 && typeof token === 'string') {
-        const done = await oryCall(args, `/self-service/logout?token=${encodeURIComponent(token)}`, {
-          cookie: mergeCookies(cookieHeader, flow.cookies),
-        })
+        const done = await updateLogoutFlow(args, token, mergeCookies(cookieHeader, flow.cookies))
         for (const cookie of [...flow.cookies, ...done.cookies]) headers.append('set-cookie', cookie)
         if (done.status >= 400) consoleLog.warn({ status: done.status }, 'identity sign-out answered with an error')
       } else if (flow.status !== 401) {

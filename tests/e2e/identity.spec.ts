@@ -272,4 +272,16 @@ test.describe('identity screens', () => {
     await expect(page).toHaveURL(/\/login\/token\?return_to=%2Fhealth/)
     await expect(page.getByRole('heading', { name: 'Sign in with an access token' })).toBeVisible()
   })
+
+  test('offline: the spec text shows while the browser has no connection (JavaScript only)', async ({ page, context }, testInfo) => {
+    // Without JavaScript the browser's own offline page is all anyone can show.
+    test.skip(testInfo.project.name === 'no-js', 'needs the running app')
+    await page.goto('/login?return_to=%2Fhealth')
+    await expect(page.getByTestId('password-login-form')).toBeVisible()
+    await expect(page.getByTestId('offline-notice')).toHaveCount(0)
+    await context.setOffline(true)
+    await expect(page.getByTestId('offline-notice')).toHaveText('No internet connection. Please try again.')
+    await context.setOffline(false)
+    await expect(page.getByTestId('offline-notice')).toHaveCount(0)
+  })
 })
