@@ -39,6 +39,7 @@ export const EnvSchema = z
 
     LOOKOUT_BOOTSTRAP_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     LOOKOUT_SESSION_TTL_HOURS: positiveInt(24),
+    SESSION_DISABLED: booleanFlag(false),
     LOOKOUT_ADMIN_EMAIL: z.string().email('must be an e-mail address').optional(),
     LOOKOUT_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
     LOOKOUT_REGISTRATION: z.enum(['open', 'closed']).default('closed'),
@@ -74,6 +75,14 @@ export const EnvSchema = z
     LOOKOUT_SHUTDOWN_GRACE_MS: positiveInt(10_000),
   })
   .superRefine((env, ctx) => {
+    // Single-user mode hands admin to anyone who can reach the port: only on this machine.
+    if (env.SESSION_DISABLED && !['127.0.0.1', 'localhost', '::1'].includes(env.HOST)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['SESSION_DISABLED'],
+        message: `true makes every visitor an admin, so it needs HOST=127.0.0.1 (HOST is ${env.HOST})`,
+      })
+    }
     if (env.LOOKOUT_MODE === 'upstream' && !env.BACKEND_URL) {
       const perService = [
         env.UPSTREAM_POSTGREST_URL,

@@ -8,6 +8,7 @@ import {
   publicHealthResolver,
   requireCredentials,
   sessionCookieResolver,
+  sessionDisabledResolver,
   type CredentialResolver,
   type CredentialStore,
 } from './identity/credentials.ts'
@@ -103,7 +104,12 @@ export function createBackend(options: {
   // The public board's resolver goes last and declines any request carrying a credential, so a
   // session or token is always judged as itself.
   router.use(requireCredentials(credentials, {
-    resolvers: [kratosSession, ...(options.credentialResolvers ?? []), publicHealthResolver(env.LOOKOUT_PUBLIC_HEALTH)],
+    resolvers: [
+      kratosSession,
+      ...(options.credentialResolvers ?? []),
+      ...(env.SESSION_DISABLED ? [sessionDisabledResolver(credentials)] : []),
+      publicHealthResolver(env.LOOKOUT_PUBLIC_HEALTH),
+    ],
   }))
   // Every sub-base but /db is checked here; /db is checked per relation by the PostgREST hook.
   router.use(requireRouteAccess(authorizer, logger))

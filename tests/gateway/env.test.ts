@@ -40,3 +40,10 @@ describe('environment', () => {
     expect(() => parseEnv({ BACKEND_URL: 'ftp://mc' })).toThrow(/BACKEND_URL: must be an http/)
   })
 })
+
+describe('single-user mode', () => {
+  it('is refused on a non-loopback address', () => {
+    expect(() => parseEnv({ SESSION_DISABLED: 'true', HOST: '0.0.0.0' })).toThrow(/SESSION_DISABLED: true makes every visitor an admin/)
+    expect(parseEnv({ SESSION_DISABLED: 'true' }).SESSION_DISABLED).toBe(true)
+  })
+})

@@ -13,7 +13,7 @@ export type Principal = {
   name: string
   email?: string
   roles: string[]
-  via: 'bootstrap-token' | 'session' | 'access-token' | 'kratos-session' | 'anonymous'
+  via: 'bootstrap-token' | 'session' | 'access-token' | 'kratos-session' | 'anonymous' | 'session-disabled'
   /** Set when the caller authenticated with a stored access token. */
   tokenId?: string
   /** people.type: 'access_token' for token identities, 'agent' for agents, absent for humans. */
@@ -84,6 +84,8 @@ export type CredentialStore = {
   deleteSession(id: string): Promise<void>
   /** Signs a person out everywhere (soft delete, deactivation). */
   deleteSessionsOf(personId: string): Promise<void>
+  /** The instance's own admin (the System person), for single-user mode. */
+  localAdmin(): Promise<Principal>
 }
 
 // Auto-renewing tokens used within this window of their expiry are extended (http-api.md §1.5).
@@ -172,6 +174,7 @@ export function createCredentialStore(options: {
   }
 
   return {
+    localAdmin: async () => ({ ...(await bootstrapPrincipal()), via: 'session-disabled' }),
     async ensureBootstrapToken() {
       if (envHash) return undefined
       if ((await bootstrapHashes()).length > 0) return undefined
@@ -289,6 +292,17 @@ export function publicHealthResolver(enabled: boolean): CredentialResolver {
     const cookies = req.headers.cookie
     if (cookieValue(cookies, SESSION_COOKIE) || cookieValue(cookies, 'ory_kratos_session')) return undefined
     return { personId: ANONYMOUS_PERSON_ID, name: 'Anonymous', roles: ['guest'], via: 'anonymous' }
+  }
+}
+
+/**
+ * SESSION_DISABLED=true, the spec's single-user local mode: a caller without credentials acts as
+ * the instance's admin. Credentials that are sent are still checked, so a wrong token stays 401.
+ */
+export function sessionDisabledResolver(store: Pick<CredentialStore, 'localAdmin'>): CredentialResolver {
+  return async (req) => {
+    if (req.headers.authorization) return undefined
+    return store.localAdmin()
   }
 }
 
