@@ -13,12 +13,13 @@ import {
 } from '@tanstack/react-table'
 import { Link, useLocation, useNavigate } from '@remix-run/react'
 import { ChevronDown, ChevronRight } from 'lucide-react'
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
+import { useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { Pagination, type PaginationProps } from './pagination.tsx'
-import { nextSortHref, OVERSCAN_ROWS, ROW_ESTIMATE_PX, SortIcon, type UrlSorting } from './url-table.tsx'
+import { nextSortHref, SortIcon, type UrlSorting } from './url-table.tsx'
+import { ROW_ESTIMATE_PX, useVirtualWindow } from './use-virtual-window.ts'
 
 export type DataTableProps<T> = {
   data: T[]
@@ -93,19 +94,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
   })
 
   const rows = table.getRowModel().rows
-  const scroller = useRef<HTMLDivElement>(null)
-  const [viewport, setViewport] = useState({ top: 0, height: 600 })
-  const useVirtual = Boolean(virtual && hydrated && rows.length > OVERSCAN_ROWS * 4)
-  useEffect(() => {
-    if (!useVirtual || !scroller.current) return
-    const element = scroller.current
-    const update = () => setViewport({ top: element.scrollTop, height: element.clientHeight || 600 })
-    update()
-    element.addEventListener('scroll', update, { passive: true })
-    return () => element.removeEventListener('scroll', update)
-  }, [useVirtual])
-  const first = useVirtual ? Math.max(0, Math.floor(viewport.top / ROW_ESTIMATE_PX) - OVERSCAN_ROWS) : 0
-  const last = useVirtual ? Math.min(rows.length, Math.ceil((viewport.top + viewport.height) / ROW_ESTIMATE_PX) + OVERSCAN_ROWS) : rows.length
+  const { scroller, useVirtual, first, last } = useVirtualWindow(rows.length, Boolean(virtual && hydrated))
   useEffect(() => {
     if (useVirtual && last >= rows.length && onReachEnd) onReachEnd()
   }, [useVirtual, last, rows.length, onReachEnd])

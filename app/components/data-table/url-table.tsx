@@ -1,14 +1,13 @@
 import { Link, useLocation, useNavigate } from '@remix-run/react'
 import { ArrowDown, ArrowUp, ArrowUpDown, ChevronDown, ChevronRight } from 'lucide-react'
-import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
+import { type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { Pagination, type PaginationProps } from './pagination.tsx'
+import { ROW_ESTIMATE_PX, useVirtualWindow } from './use-virtual-window.ts'
 
 /** Row height estimate and overscan of the virtual mode (spec 002 §9). */
-export const ROW_ESTIMATE_PX = 35
-export const OVERSCAN_ROWS = 10
 
 /** Sorting kept in the URL: the page reads it back in its loader (spec 002 §3 "state kept outside"). */
 export type UrlSorting = {
@@ -95,19 +94,7 @@ export function UrlTable<T>(props: UrlTableProps<T>) {
   const navigate = useNavigate()
   const hydrated = useHydrated()
   const rows = flatten(data, props)
-  const scroller = useRef<HTMLDivElement>(null)
-  const [viewport, setViewport] = useState({ top: 0, height: 600 })
-  const useVirtual = Boolean(virtual && hydrated && rows.length > OVERSCAN_ROWS * 4)
-  useEffect(() => {
-    if (!useVirtual || !scroller.current) return
-    const element = scroller.current
-    const update = () => setViewport({ top: element.scrollTop, height: element.clientHeight || 600 })
-    update()
-    element.addEventListener('scroll', update, { passive: true })
-    return () => element.removeEventListener('scroll', update)
-  }, [useVirtual])
-  const first = useVirtual ? Math.max(0, Math.floor(viewport.top / ROW_ESTIMATE_PX) - OVERSCAN_ROWS) : 0
-  const last = useVirtual ? Math.min(rows.length, Math.ceil((viewport.top + viewport.height) / ROW_ESTIMATE_PX) + OVERSCAN_ROWS) : rows.length
+  const { scroller, useVirtual, first, last } = useVirtualWindow(rows.length, Boolean(virtual && hydrated))
   const visible = rows.slice(first, last)
 
   const rowClick = (row: FlatRow<T>) => (event: MouseEvent<HTMLTableRowElement> | KeyboardEvent<HTMLTableRowElement>) => {
