@@ -58,7 +58,8 @@ const hostile = fc.constantFrom(
   'a'.repeat(300),
 )
 const value = fc.oneof(hostile, fc.string({ maxLength: 12 }), fc.integer().map(String), fc.string({ unit: 'grapheme', maxLength: 6 }))
-const column = fc.constantFrom('id', 'name', 'age', 'tags', 'meta', 'meta->team->>name', 'meta->level', 'bio', 'available', 'active', 'created_at', 'nope', '"name"', 'name;drop', 'id)--')
+// Embed names too ('teams', 'created_by'): filters and logic-tree leaves may test an embed's presence.
+const column = fc.constantFrom('id', 'name', 'age', 'tags', 'meta', 'meta->team->>name', 'meta->level', 'bio', 'available', 'active', 'created_at', 'nope', '"name"', 'name;drop', 'id)--', 'teams', 'created_by')
 const operator = fc.constantFrom(
   'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct', 'fts', 'plfts',
   'phfts', 'wfts', 'fts(english)', 'fts(nope)', 'cs', 'cd', 'ov', 'sl', 'sr', 'nxr', 'nxl', 'adj', 'eq(any)', 'like(all)', 'bogus',

@@ -90,6 +90,45 @@ describe('select', () => {
     expect(isNull.json()).toEqual([{ title: 'Unowned', commander: null }])
   })
 
+  test('or= mixes own columns with embed presence (embed.not.is.null), the embed keeping its filters', async () => {
+    // Incidents titled "Unowned" OR whose commander is named Bob: PostgREST's way to OR across an embed.
+    const mixed = await raw(
+      h,
+      '/incidents?select=title,commander:commander_id(name)&commander.name=eq.Bob&or=(title.eq.Unowned,commander.not.is.null)&order=id',
+    )
+    expect(mixed.status).toBe(200)
+    expect(mixed.json()).toEqual([
+      { title: 'Slow pages', commander: { name: 'Bob' } },
+      { title: 'Unowned', commander: null },
+    ])
+    const { data, error } = await h.client
+      .from('incidents')
+      .select('title, hypotheses(title)')
+      .eq('hypotheses.title', 'dns')
+      .or('severity.gte.3,hypotheses.not.is.null')
+      .order('id')
+    expect(error).toBeNull()
+    expect(data).toEqual([
+      { title: 'Outage', hypotheses: [{ title: 'dns' }] },
+      { title: 'Slow pages', hypotheses: [] },
+      { title: 'Unowned', hypotheses: [] },
+    ])
+    const nested = await raw(h, '/incidents?select=title,commander:commander_id(name)&not.or=(commander.is.null,and(severity.gt.1,title.neq.Outage))')
+    expect(nested.json()).toEqual([{ title: 'Outage', commander: { name: 'Alice' } }])
+    // Only presence tests are allowed on an embed inside a logic tree, as for plain filters.
+    const refused = await raw(h, '/incidents?select=title,commander:commander_id(name)&or=(commander.eq.1,severity.eq.1)')
+    expect(refused.status).toBe(400)
+    expect(refused.json()).toMatchObject({ code: 'PGRST100' })
+    // An embedded column named inside or= is refused, as PostgREST 12 refuses it.
+    const direct = await raw(h, '/config_changes?select=id,config:configs(name)&or=(change_type.eq.Scaled,config.name.ilike.*pod*)')
+    expect(direct.status).toBe(400)
+    expect(direct.json()).toMatchObject({ code: 'PGRST100' })
+    // A name that is neither a column nor an embed of the request stays an unknown column.
+    const unknown = await raw(h, '/incidents?select=title&or=(commander.not.is.null,severity.eq.1)')
+    expect(unknown.status).toBe(400)
+    expect(unknown.json()).toMatchObject({ code: '42703' })
+  })
+
   test('views are embed targets through their base table FKs', async () => {
     const { data, error } = await h.client
       .from('config_changes')

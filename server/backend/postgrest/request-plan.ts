@@ -294,11 +294,7 @@ function attachLevels(root: PlanNode, params: QueryParams) {
       const embed = node.embeds.get(raw.field)
       if (embed && !raw.field.includes('->')) {
         const filter = parseFilterExpression({ name: raw.field, path: [] }, raw.value, false)
-        if (filter.operator !== 'is' || (filter.value !== 'null' && filter.value !== 'not_null')) {
-          throw parseError(`"failed to parse filter (${raw.value})"`, 'only is.null or not.is.null filters are allowed on embedded resources')
-        }
-        const isNull = (filter.value === 'null') !== filter.negate
-        node.embedNullFilters.push({ node: embed, isNull })
+        node.embedNullFilters.push({ node: embed, isNull: embedNullCheck(filter, raw.value) })
         continue
       }
       const filter = parseFilterExpression(parseFilterField(raw.field), raw.value, false)
@@ -306,7 +302,7 @@ function attachLevels(root: PlanNode, params: QueryParams) {
       node.filters.push(filter)
     }
     for (const tree of level.trees) {
-      checkTree(node.relation, tree)
+      checkTree(node, tree)
       node.trees.push(tree)
     }
     if (level.order) {
@@ -328,9 +324,30 @@ function attachLevels(root: PlanNode, params: QueryParams) {
   }
 }
 
-function checkTree(relation: Relation, tree: LogicTree) {
+/** Whether `embed.is.null` (true) or `embed.not.is.null` (false); any other filter on an embed is refused. */
+function embedNullCheck(filter: Filter, text: string): boolean {
+  if (filter.operator !== 'is' || (filter.value !== 'null' && filter.value !== 'not_null')) {
+    throw parseError(`"failed to parse filter (${text})"`, 'only is.null or not.is.null filters are allowed on embedded resources')
+  }
+  return (filter.value === 'null') !== filter.negate
+}
+
+/**
+ * The embed a logic-tree leaf tests for presence (`or=(name.eq.x,config.not.is.null)`), as
+ * PostgREST allows, or null for a leaf on the level's own column. An embed wins over a column of
+ * the same name, as it does for plain filters.
+ */
+export function treeLeafEmbed(node: PlanNode, filter: Filter): { embed: EmbedNode; isNull: boolean } | null {
+  if (filter.field.path.length > 0) return null
+  const embed = node.embeds.get(filter.field.name)
+  if (!embed) return null
+  return { embed, isNull: embedNullCheck(filter, `${filter.field.name}.${filter.negate ? 'not.' : ''}${filter.operator}`) }
+}
+
+function checkTree(node: PlanNode, tree: LogicTree) {
   for (const child of tree.children) {
-    if (child.kind === 'filter') requireColumn(relation, child.filter.field.name)
-    else checkTree(relation, child)
+    if (child.kind === 'filter') {
+      if (!treeLeafEmbed(node, child.filter)) requireColumn(node.relation, child.filter.field.name)
+    } else checkTree(node, child)
   }
 }

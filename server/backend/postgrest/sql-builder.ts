@@ -1,5 +1,5 @@
 import type { Field, Filter, LogicNode, LogicTree, OrderTerm } from './query-parser.ts'
-import type { EmbedNode, PlanNode } from './request-plan.ts'
+import { treeLeafEmbed, type EmbedNode, type PlanNode } from './request-plan.ts'
 import type { Column, Relation } from './schema-cache.ts'
 
 /**
@@ -138,10 +138,13 @@ function arrayOf(operand: Operand, list: string[], params: Params): string {
   return `${params.textArray(list)}::${operand.type}[]`
 }
 
-export function treeSql(alias: string, relation: Relation, tree: LogicTree, params: Params): string {
-  const parts = tree.children.map((child: LogicNode) =>
-    child.kind === 'filter' ? filterSql(alias, relation, child.filter, params) : treeSql(alias, relation, child, params),
-  )
+function treeSql(node: PlanNode, tree: LogicTree, params: Params): string {
+  const parts = tree.children.map((child: LogicNode) => {
+    if (child.kind !== 'filter') return treeSql(node, child, params)
+    const leaf = treeLeafEmbed(node, child.filter)
+    if (leaf) return `${leaf.isNull ? 'NOT ' : ''}${existsSql(node.alias, leaf.embed, params)}`
+    return filterSql(node.alias, node.relation, child.filter, params)
+  })
   const joined = `(${parts.join(tree.kind === 'and' ? ' AND ' : ' OR ')})`
   return tree.negate ? `NOT ${joined}` : joined
 }
@@ -177,7 +180,7 @@ export function relationSql(relation: Relation): string {
 export function whereConditions(node: PlanNode, params: Params): string[] {
   const conditions: string[] = []
   for (const filter of node.filters) conditions.push(filterSql(node.alias, node.relation, filter, params))
-  for (const tree of node.trees) conditions.push(treeSql(node.alias, node.relation, tree, params))
+  for (const tree of node.trees) conditions.push(treeSql(node, tree, params))
   for (const embed of node.embeds.values()) {
     const explicit = node.embedNullFilters.find((item) => item.node === embed)
     if (explicit) conditions.push(`${explicit.isNull ? 'NOT ' : ''}${existsSql(node.alias, embed, params)}`)
