@@ -1,3 +1,4 @@
+import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createApp } from '#server/app.ts'
 import { createBackend } from '#server/backend/backend-app.ts'
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
     isMigrated: () => true,
   })
 
-  const server = app.listen(env.PORT, env.HOST)
+  const server = http.createServer(app.listener).listen(env.PORT, env.HOST)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
     server.once('error', reject)

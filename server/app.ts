@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express'
 import type { Logger } from 'pino'
 import type { Db } from '#server/db/client.ts'
@@ -29,7 +30,16 @@ export type AppOptions = {
  * (they see every request), security headers, operations endpoints, the /api gateway (before
  * any body parser, since it streams bodies), then the console.
  */
-export function createApp(options: AppOptions): express.Express {
+export type LookoutApp = express.Express & {
+  /**
+   * The same app as a plain Node request listener with the upstream fast path in front of
+   * Express, so proxied /api calls skip Express's own per-request setup too. server.ts serves
+   * this; tests drive the Express app, where the fast path runs as the first middleware.
+   */
+  listener: (req: IncomingMessage, res: ServerResponse) => void
+}
+
+export function createApp(options: AppOptions): LookoutApp {
   const { env, db, logger } = options
   const app = express()
   app.disable('x-powered-by')
@@ -74,5 +84,9 @@ export function createApp(options: AppOptions): express.Express {
     req.log?.error({ err: error }, 'request failed')
     sendGatewayError(req, res, 500, 'internal', 'Internal Server Error')
   })
-  return app
+  return Object.assign(app, {
+    listener: (req: IncomingMessage, res: ServerResponse) => {
+      if (!upstreamFastPath(req, res)) app(req, res)
+    },
+  })
 }
