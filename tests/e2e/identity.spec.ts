@@ -131,6 +131,34 @@ test.describe('identity screens', () => {
     await expect(page.getByRole('heading', { name: 'Recover account' })).toBeVisible()
   })
 
+  test('an expired flow restarts with the spec message', async ({ page }) => {
+    // Expiring a flow needs the database the server uses: the PostgreSQL run has it (the PGlite
+    // directory belongs to the server process). The screens' expiry path is also covered on both
+    // engines by tests/identity/identity-screens-sdk.test.ts.
+    const databaseUrl = process.env.LOOKOUT_E2E_DATABASE_URL
+    test.skip(!databaseUrl, 'runs in the PostgreSQL pass')
+    await page.goto('/login?return_to=%2Fhealth')
+    const flowId = new URL(page.url()).searchParams.get('flow')
+    expect(flowId).toBeTruthy()
+    const { default: pg } = await import('pg')
+    const client = new pg.Client({ connectionString: databaseUrl })
+    await client.connect()
+    try {
+      const expired = await client.query(`UPDATE identity.flows SET expires_at = now() - interval '1 minute' WHERE id = $1`, [flowId])
+      expect(expired.rowCount).toBe(1)
+    } finally {
+      await client.end()
+    }
+    const form = page.getByTestId('password-login-form')
+    await form.locator('input[name="identifier"]').fill(E2E_ADMIN.email)
+    await form.locator('input[name="password"]').fill(E2E_ADMIN.password)
+    await form.locator('button[name="method"][value="password"]').click()
+    await expect(page.getByTestId('flow-notice')).toHaveText('Your interaction expired, please fill out the form again.')
+    expect(new URL(page.url()).searchParams.get('flow')).not.toBe(flowId)
+    await passwordSignIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/health')
+    await expect(page).toHaveURL(/\/health$/)
+  })
+
   test('titles: Confirm Action on refresh, refresh=false is a plain sign-in', async ({ page }) => {
     await passwordSignIn(page, E2E_ADMIN.email, E2E_ADMIN.password, '/health')
     await expect(page).toHaveURL(/\/health$/)
