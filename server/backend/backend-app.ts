@@ -79,8 +79,8 @@ export function createBackend(options: {
     authorizer.invalidate()
   }
   const kratosSession = sessionCookieResolver(db, 'ory_kratos_session', async (value) => {
-    const session = await resolveKratosSession(db, value)
-    return session && { personId: session.identityId, name: session.name, email: session.email }
+    const session = await resolveKratosSession(db, value, { rollingLifespanSeconds: env.LOOKOUT_SESSION_TTL_HOURS * 3600 })
+    return session && { personId: session.identityId, name: session.name, email: session.email, renewedForSeconds: session.renewedForSeconds }
   })
 
   router.get('/health', (_req, res) => {
@@ -98,6 +98,7 @@ export function createBackend(options: {
       registration: env.LOOKOUT_REGISTRATION,
       defaultRole: env.LOOKOUT_DEFAULT_ROLE,
       flowLifespanSeconds: env.LOOKOUT_IDENTITY_FLOW_LIFESPAN_SECONDS,
+      sessionLifespanSeconds: env.LOOKOUT_SESSION_TTL_HOURS * 3600,
       onIdentityCreated: assignRoleOnCreate,
     }),
   )

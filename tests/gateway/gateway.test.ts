@@ -69,6 +69,12 @@ describe('credentials', () => {
     const whoami = await request(app).get('/api/auth/whoami').set('Cookie', sessionCookie)
     expect(whoami.status).toBe(200)
     expect(whoami.body.payload.roles).toEqual(['admin'])
+    expect(whoami.headers['set-cookie']).toBeUndefined()
+
+    // Rolling expiry: less than half the lifetime left → extended, cookie sent again.
+    await testDb.db.query(`UPDATE lookout.sessions SET expires_at = now() + interval '1 hour'`)
+    const renewed = await request(app).get('/api/auth/whoami').set('Cookie', sessionCookie)
+    expect(renewed.headers['set-cookie']?.[0]).toBe(`${sessionCookie}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400`)
 
     const logout = await request(app).post('/api/auth/logout').set('Cookie', sessionCookie)
     expect(logout.status).toBe(200)

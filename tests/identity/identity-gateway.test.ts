@@ -71,6 +71,18 @@ describe('identity through the gateway', () => {
     expect((await request(server).get('/api/db/checks?select=id&limit=1').set('Cookie', jar.header())).status).toBe(200)
     const refused = await request(server).post('/api/db/connections').set('Cookie', jar.header()).send({ name: 'x', type: 'http' })
     expect(refused.status).toBe(403)
+
+    // Rolling expiry: a session in use with less than half its lifetime left is extended and
+    // its cookie sent again; a fresh one is left alone.
+    expect((await request(server).get('/api/auth/whoami').set('Cookie', jar.header())).headers['set-cookie']).toBeUndefined()
+    await testDb.db.query(`UPDATE identity.sessions SET expires_at = now() + interval '1 hour'`)
+    const renewed = await request(server).get('/api/auth/whoami').set('Cookie', jar.header())
+    expect(renewed.status).toBe(200)
+    expect(renewed.headers['set-cookie']?.[0]).toMatch(/^ory_kratos_session=.+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=86400$/)
+    const { rows } = await testDb.db.query<{ hours: number }>(
+      `SELECT round(extract(epoch FROM max(expires_at) - now()) / 3600)::int AS hours FROM identity.sessions`,
+    )
+    expect(rows[0]?.hours).toBe(24)
   })
 
   it('invites a user: identity with its role, and a one-time link by mail', async () => {

@@ -18,6 +18,8 @@ export type Principal = {
   tokenId?: string
   /** people.type: 'access_token' for token identities, 'agent' for agents, absent for humans. */
   personType?: string
+  /** A session cookie whose session was just extended: sent again with its new lifetime. */
+  renew?: { cookie: string; value: string; maxAgeSeconds: number }
 }
 
 /**
@@ -216,11 +218,19 @@ export function createCredentialStore(options: {
       )
       const row = rows[0]
       if (!row) return undefined
+      // Rolling expiry: a session in use with less than half its lifetime left runs again in full.
+      const ttlSeconds = options.sessionTtlHours * 3600
+      const { rowCount: renewed } = await db.query(
+        `UPDATE lookout.sessions SET expires_at = now() + make_interval(secs => $2), last_seen_at = now()
+          WHERE id_hash = $1 AND expires_at < now() + make_interval(secs => $2 / 2)`,
+        [sha256(id), ttlSeconds],
+      )
       return {
         personId: row.person_id,
         name: row.name,
         email: row.email ?? undefined,
         roles: row.roles,
+        ...(renewed ? { renew: { cookie: SESSION_COOKIE, value: id, maxAgeSeconds: ttlSeconds } } : {}),
         via: 'session',
         ...(row.type ? { personType: row.type } : {}),
       }
@@ -244,7 +254,7 @@ export function createCredentialStore(options: {
 export function sessionCookieResolver(
   db: Db,
   cookieName: string,
-  lookup: (value: string) => Promise<{ personId: string; name: string; email?: string } | undefined>,
+  lookup: (value: string) => Promise<{ personId: string; name: string; email?: string; renewedForSeconds?: number } | undefined>,
   via: Principal['via'] = 'kratos-session',
 ): CredentialResolver {
   return async (req) => {
@@ -267,6 +277,7 @@ export function sessionCookieResolver(
       ...(person.email ? { email: person.email } : {}),
       roles: [],
       via,
+      ...(person.renewedForSeconds ? { renew: { cookie: cookieName, value, maxAgeSeconds: person.renewedForSeconds } } : {}),
       ...(rows[0].type ? { personType: rows[0].type } : {}),
     }
   }
@@ -341,6 +352,12 @@ export function requireCredentials(store: CredentialStore, options: { resolvers?
         if (sessionId) principal = await store.resolveSession(sessionId)
       }
       if (principal) res.locals.principal = principal
+      if (principal?.renew) {
+        const { cookie, value, maxAgeSeconds } = principal.renew
+        const parts = [`${cookie}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`]
+        if (req.secure) parts.push('Secure')
+        res.append('Set-Cookie', parts.join('; '))
+      }
       if (!principal && !isPublicPath(req.path)) {
         res.status(401).json({ error: 'unauthorized', message: 'Not logged in' })
         return

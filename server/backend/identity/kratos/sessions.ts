@@ -126,14 +126,28 @@ export async function sessionJson(db: Queryable, session: SessionRow, identity: 
  * Resolves a session cookie value or session token for the backend's credentials middleware.
  * Returns undefined for unknown, revoked or expired sessions and for inactive identities.
  */
+/**
+ * `rollingLifespanSeconds`: sessions in active use are extended — once less than half of that
+ * lifespan is left, the session runs again for the whole lifespan (`renewedForSeconds` tells the
+ * caller to send the cookie again with the new lifetime).
+ */
 export async function resolveKratosSession(
   db: Db,
   cookieOrToken: string,
-): Promise<{ sessionId: string; identityId: string; aal: 'aal1' | 'aal2'; email?: string; name: string } | undefined> {
+  options: { rollingLifespanSeconds?: number } = {},
+): Promise<
+  { sessionId: string; identityId: string; aal: 'aal1' | 'aal2'; email?: string; name: string; renewedForSeconds?: number } | undefined
+> {
   const session = await findSessionByToken(db, cookieOrToken.trim())
   if (!session) return undefined
   const identity = await findIdentity(db, session.identity_id)
   if (!identity || identity.state !== 'active') return undefined
   const name = [identity.traits.name?.first, identity.traits.name?.last].filter(Boolean).join(' ') || identity.traits.email
-  return { sessionId: session.id, identityId: identity.id, aal: session.aal, email: identity.traits.email, name }
+  let renewedForSeconds: number | undefined
+  const lifespan = options.rollingLifespanSeconds
+  if (lifespan && new Date(session.expires_at).getTime() - Date.now() < (lifespan * 1000) / 2) {
+    await db.query(`UPDATE identity.sessions SET expires_at = now() + make_interval(secs => $2) WHERE id = $1`, [session.id, lifespan])
+    renewedForSeconds = lifespan
+  }
+  return { sessionId: session.id, identityId: identity.id, aal: session.aal, email: identity.traits.email, name, renewedForSeconds }
 }
