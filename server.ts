@@ -51,15 +51,15 @@ async function main(): Promise<void> {
   if (embedded) lines.push(...(await firstAdminLines(db, env, url, backend)))
   if (generatedToken) {
     lines.push(
-      `Sign in at ${url}/login with this admin access token (shown once; set LOOKOUT_BOOTSTRAP_TOKEN to choose your own):`,
+      `Sign in at ${url}/login/token with this admin access token (shown once; set LOOKOUT_BOOTSTRAP_TOKEN to choose your own):`,
       `  ${generatedToken}`,
       `API: curl -H "Authorization: Bearer ${generatedToken}" ${url}/api/db/checks`,
     )
   } else if (env.LOOKOUT_BOOTSTRAP_TOKEN) {
-    lines.push(`Sign in at ${url}/login with the access token in LOOKOUT_BOOTSTRAP_TOKEN.`)
+    lines.push(`Sign in at ${url}/login/token with the access token in LOOKOUT_BOOTSTRAP_TOKEN.`)
   } else {
     lines.push(
-      `Sign in at ${url}/login with the admin access token printed on the first start (or restart with LOOKOUT_BOOTSTRAP_TOKEN set).`,
+      `Sign in at ${url}/login/token with the admin access token printed on the first start (or restart with LOOKOUT_BOOTSTRAP_TOKEN set).`,
     )
   }
   process.stdout.write(`\n${lines.join('\n')}\n\n`)
