@@ -105,9 +105,12 @@ describe('filter strings', () => {
     expect(filterMapToQuery({ x: 1, y: -1 })).toEqual(['x', '!y'])
   })
 
-  it('round-trips any values', () => {
+  it('round-trips any value free of the escape characters', () => {
+    // The spec's format escapes ',' as '||||' and ':' as '____', so a value holding '|' or '_'
+    // next to an escaped character cannot be told apart ('|,' and ',|' both give '|||||'):
+    // the format itself limits the round trip to values without those two characters.
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ minLength: 1 }).filter((key) => !['__proto__', 'constructor', 'prototype'].includes(key) && !key.includes('||||') && !key.includes('____')), fc.constantFrom(1 as const, -1 as const)), (filters) => {
+      fc.property(fc.dictionary(fc.string({ minLength: 1 }).filter((key) => !['__proto__', 'constructor', 'prototype'].includes(key) && !key.includes('|') && !key.includes('_')), fc.constantFrom(1 as const, -1 as const)), (filters) => {
         expect({ ...parseFilterString(formatFilterString(filters)) }).toEqual(filters)
       }),
     )
