@@ -17,8 +17,9 @@ import { useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent, type
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
 import { cn } from '#app/lib/cn.ts'
-import { Pagination, type PaginationProps } from './pagination.tsx'
+import type { PaginationProps } from './pagination.tsx'
 import { nextSortHref, SortIcon, type UrlSorting } from './url-table.tsx'
+import { EmptyTableRow, TableFrame, VirtualSpacer } from './table-parts.tsx'
 import { ROW_ESTIMATE_PX, useVirtualWindow } from './use-virtual-window.ts'
 
 export type DataTableProps<T> = {
@@ -145,14 +146,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
         ))}
       </TableHeader>
       <TableBody>
-        {rows.length === 0 ? (
-          <TableRow>
-            <TableCell colSpan={colCount} className="py-10 text-center text-muted-foreground" data-testid={`${testId}-empty`}>
-              {emptyMessage}
-            </TableCell>
-          </TableRow>
-        ) : null}
-        {useVirtual && first > 0 ? <tr aria-hidden="true" style={{ height: first * ROW_ESTIMATE_PX }} /> : null}
+        {rows.length === 0 ? <EmptyTableRow colSpan={colCount} testId={testId} message={emptyMessage} /> : null}
+        {useVirtual ? <VirtualSpacer rows={first} /> : null}
         {visible.map((row) => (
           <TableRow
             key={row.id}
@@ -181,21 +176,13 @@ export function DataTable<T>(props: DataTableProps<T>) {
             ))}
           </TableRow>
         ))}
-        {useVirtual && last < rows.length ? <tr aria-hidden="true" style={{ height: (rows.length - last) * ROW_ESTIMATE_PX }} /> : null}
+        {useVirtual ? <VirtualSpacer rows={rows.length - last} /> : null}
       </TableBody>
     </Table>
   )
 
   return (
-    <div className="flex flex-col">
-      {useVirtual ? (
-        <div ref={scroller} className="max-h-[70vh] overflow-auto" data-testid={`${testId}-virtual`}>
-          {body}
-        </div>
-      ) : (
-        body
-      )}
-      {pagination ? <Pagination {...pagination} /> : null}
+    <TableFrame table={body} useVirtual={useVirtual} scroller={scroller} testId={testId} pagination={pagination}>
       {localPageSize && table.getPageCount() > 1 ? (
         <nav aria-label="Pagination" className="flex items-center gap-2 py-2 text-sm">
           <button type="button" onClick={() => table.setPageIndex(0)} disabled={!table.getCanPreviousPage()}>
@@ -215,6 +202,6 @@ export function DataTable<T>(props: DataTableProps<T>) {
           </button>
         </nav>
       ) : null}
-    </div>
+    </TableFrame>
   )
 }

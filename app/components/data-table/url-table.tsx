@@ -4,7 +4,8 @@ import { type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
 import { cn } from '#app/lib/cn.ts'
-import { Pagination, type PaginationProps } from './pagination.tsx'
+import type { PaginationProps } from './pagination.tsx'
+import { EmptyTableRow, TableFrame, VirtualSpacer } from './table-parts.tsx'
 import { ROW_ESTIMATE_PX, useVirtualWindow } from './use-virtual-window.ts'
 
 /** Row height estimate and overscan of the virtual mode (spec 002 §9). */
@@ -128,14 +129,8 @@ export function UrlTable<T>(props: UrlTableProps<T>) {
         </TableRow>
       </TableHeader>
       <TableBody>
-        {rows.length === 0 ? (
-          <TableRow>
-            <TableCell colSpan={columns.length} className="py-10 text-center text-muted-foreground" data-testid={`${testId}-empty`}>
-              {emptyMessage}
-            </TableCell>
-          </TableRow>
-        ) : null}
-        {useVirtual && first > 0 ? <tr aria-hidden="true" style={{ height: first * ROW_ESTIMATE_PX }} /> : null}
+        {rows.length === 0 ? <EmptyTableRow colSpan={columns.length} testId={testId} message={emptyMessage} /> : null}
+        {useVirtual ? <VirtualSpacer rows={first} /> : null}
         {visible.map((row) => (
           <TableRow
             key={row.id}
@@ -153,23 +148,12 @@ export function UrlTable<T>(props: UrlTableProps<T>) {
             ))}
           </TableRow>
         ))}
-        {useVirtual && last < rows.length ? <tr aria-hidden="true" style={{ height: (rows.length - last) * ROW_ESTIMATE_PX }} /> : null}
+        {useVirtual ? <VirtualSpacer rows={rows.length - last} /> : null}
       </TableBody>
     </Table>
   )
 
-  return (
-    <div className="flex flex-col">
-      {useVirtual ? (
-        <div ref={scroller} className="max-h-[70vh] overflow-auto" data-testid={`${testId}-virtual`}>
-          {body}
-        </div>
-      ) : (
-        body
-      )}
-      {pagination ? <Pagination {...pagination} /> : null}
-    </div>
-  )
+  return <TableFrame table={body} useVirtual={useVirtual} scroller={scroller} testId={testId} pagination={pagination} />
 }
 
 /** The expander cell of URL-mode tables: a link that opens or closes the row's children. */
