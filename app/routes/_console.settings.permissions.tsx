@@ -25,6 +25,7 @@ import {
 } from '#app/lib/permissions-form.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+import { EmptyTableRow } from '#app/components/data-table/table-parts.tsx'
 
 export const handle = { title: 'Permissions', feature: 'settings.permissions', resource: 'permissions' } satisfies RouteHandle
 
@@ -262,11 +263,7 @@ export default function PermissionsRoute() {
         </TableHeader>
         <TableBody>
           {rows.length === 0 ? (
-            <TableRow>
-              <TableCell colSpan={8} className="text-center text-muted-foreground">
-                No data available
-              </TableCell>
-            </TableRow>
+            <EmptyTableRow colSpan={8} />
           ) : (
             rows.map((row) => (
               <TableRow key={row.id} data-testid="permission-row" data-id={row.id}>

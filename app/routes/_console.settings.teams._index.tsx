@@ -15,6 +15,7 @@ import { hasAccess } from '#app/lib/access.ts'
 import { apiJson, GatewayError } from '#app/lib/gateway.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+import { EmptyTableRow } from '#app/components/data-table/table-parts.tsx'
 
 /** Takes /settings/teams from the generic `$table` route: teams get members (spec 002 §2). */
 export const handle = { title: 'Teams', feature: 'settings.teams', resource: 'database' } satisfies RouteHandle
@@ -104,11 +105,7 @@ export default function TeamsRoute() {
         </TableHeader>
         <TableBody>
           {teams.length === 0 ? (
-            <TableRow>
-              <TableCell colSpan={5} className="text-center text-muted-foreground">
-                No data available
-              </TableCell>
-            </TableRow>
+            <EmptyTableRow colSpan={5} />
           ) : (
             teams.map((team) => (
               <TableRow key={team.id} data-testid="team-row">

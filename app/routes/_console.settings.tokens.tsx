@@ -17,6 +17,7 @@ import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 import { SCOPE_ACTIONS, SCOPE_OBJECTS, TOKEN_EXPIRY_OPTIONS, validateCreateToken } from '#app/lib/token-scopes.ts'
+import { EmptyTableRow } from '#app/components/data-table/table-parts.tsx'
 
 export const handle = { title: 'Tokens', feature: 'settings.tokens', resource: 'auth' } satisfies RouteHandle
 
@@ -110,11 +111,7 @@ export default function TokensRoute() {
         </TableHeader>
         <TableBody>
           {tokens.length === 0 ? (
-            <TableRow>
-              <TableCell colSpan={5} className="text-center text-muted-foreground">
-                No data available
-              </TableCell>
-            </TableRow>
+            <EmptyTableRow colSpan={5} />
           ) : (
             tokens.map((token) => (
               <TableRow key={token.id} data-testid="token-row">

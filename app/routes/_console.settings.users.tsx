@@ -18,6 +18,7 @@ import { apiJson, GatewayError } from '#app/lib/gateway.server.ts'
 import { ROLE_SUBJECTS } from '#app/lib/permissions-form.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+import { EmptyTableRow } from '#app/components/data-table/table-parts.tsx'
 
 export const handle = { title: 'Users', feature: 'settings.users', resource: 'identities' } satisfies RouteHandle
 
@@ -208,11 +209,7 @@ export default function UsersRoute() {
         </TableHeader>
         <TableBody>
           {users.length === 0 ? (
-            <TableRow>
-              <TableCell colSpan={6} className="text-center text-muted-foreground">
-                No data available
-              </TableCell>
-            </TableRow>
+            <EmptyTableRow colSpan={6} />
           ) : (
             users.map((user) => (
               <TableRow key={user.id} data-testid="user-row" data-email={user.email ?? ''}>

@@ -5,10 +5,11 @@ import { ROW_ESTIMATE_PX } from './use-virtual-window.ts'
 
 /** The pieces both tables (client-model DataTable and server-paged UrlTable) render alike. */
 
-export function EmptyTableRow({ colSpan, testId, message }: { colSpan: number; testId: string; message: ReactNode }) {
+/** The spec's empty state for any table: 'No data available' unless the page says otherwise. */
+export function EmptyTableRow({ colSpan, testId, message = 'No data available' }: { colSpan: number; testId?: string; message?: ReactNode }) {
   return (
     <TableRow>
-      <TableCell colSpan={colSpan} className="py-10 text-center text-muted-foreground" data-testid={`${testId}-empty`}>
+      <TableCell colSpan={colSpan} className="py-10 text-center text-muted-foreground" data-testid={testId ? `${testId}-empty` : undefined}>
         {message}
       </TableCell>
     </TableRow>
