@@ -66,6 +66,8 @@ export default defineConfig({
       LOOKOUT_ADMIN_EMAIL: E2E_ADMIN.email,
       LOOKOUT_ADMIN_PASSWORD: E2E_ADMIN.password,
       LOOKOUT_REGISTRATION: 'open',
+      // A render that joins two Tailwind utilities for one property fails the page (app/lib/cn.ts).
+      LOOKOUT_CLASS_CONFLICTS: process.env.LOOKOUT_CLASS_CONFLICTS ?? 'throw',
       ...(process.env.LOOKOUT_E2E_DATABASE_URL ? { DATABASE_URL: process.env.LOOKOUT_E2E_DATABASE_URL } : {}),
     },
   },

@@ -3,8 +3,11 @@ import { createReadableStreamFromReadable, type AppLoadContext, type EntryContex
 import { RemixServer } from '@remix-run/react'
 import { isbot } from 'isbot'
 import { renderToPipeableStream } from 'react-dom/server'
+import { installClassConflictCheck } from './lib/class-conflicts.server.ts'
 import { consoleLog } from './lib/log.server.ts'
 import { NonceProvider } from './lib/nonce-provider.ts'
+
+installClassConflictCheck(process.env.LOOKOUT_CLASS_CONFLICTS, (message) => consoleLog.warn(message))
 
 /** How long a streamed response may wait on pending data before React gives up on it. */
 export const streamTimeout = 10_000

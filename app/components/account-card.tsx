@@ -1,5 +1,5 @@
 import { Link } from '@remix-run/react'
-import { Radar } from 'lucide-react'
+import { Radar } from '#app/components/ui/icons.tsx'
 import type { ReactNode } from 'react'
 import { Card, CardContent, CardDescription, CardHeader } from './ui/card.tsx'
 

@@ -1,4 +1,4 @@
-import { CircleAlert } from 'lucide-react'
+import { CircleAlert } from '#app/components/ui/icons.tsx'
 import { Alert, AlertDescription } from './ui/alert.tsx'
 
 /** An API failure shown where it happened (red, announced), e.g. an endpoint still answering 501. */

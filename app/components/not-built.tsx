@@ -1,4 +1,4 @@
-import { Construction } from 'lucide-react'
+import { Construction } from '#app/components/ui/icons.tsx'
 import type { ReactNode } from 'react'
 
 /**

@@ -1,5 +1,5 @@
 import { Link } from '@remix-run/react'
-import { SearchX } from 'lucide-react'
+import { SearchX } from '#app/components/ui/icons.tsx'
 import { buttonVariants } from './ui/button.tsx'
 
 export function NotFound({ pathname }: { pathname?: string }) {

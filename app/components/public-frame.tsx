@@ -1,4 +1,4 @@
-import { Radar } from 'lucide-react'
+import { Radar } from '#app/components/ui/icons.tsx'
 import type { ReactNode } from 'react'
 
 /** The bare frame of the public read-only views: a name plate and the content, no console chrome. */

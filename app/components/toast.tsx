@@ -1,4 +1,4 @@
-import { CircleAlert, CircleCheck } from 'lucide-react'
+import { CircleAlert, CircleCheck } from '#app/components/ui/icons.tsx'
 import { useEffect, useState } from 'react'
 import { cn } from '#app/lib/cn.ts'
 

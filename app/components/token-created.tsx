@@ -1,4 +1,4 @@
-import { Copy, Eye, EyeOff, ShieldAlert } from 'lucide-react'
+import { Copy, Eye, EyeOff, ShieldAlert } from '#app/components/ui/icons.tsx'
 import { useEffect, useState } from 'react'
 import { Alert, AlertDescription } from '#app/components/ui/alert.tsx'
 import { Button } from '#app/components/ui/button.tsx'

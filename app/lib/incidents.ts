@@ -8,6 +8,7 @@ import {
   type HypothesisType,
   type IncidentStatus,
 } from '#server/backend/incidents/incident-vocabulary.ts'
+import { isUuid, type EvidenceTarget } from './evidence-target.ts'
 
 /**
  * The incident screens' pure rules (spec 000 §4, 001 §2, §4, §5): vocabularies with labels,
@@ -18,6 +19,8 @@ import {
 
 export { HYPOTHESIS_PARENT_TYPE, HYPOTHESIS_STATUSES, HYPOTHESIS_TYPES, INCIDENT_STATUSES, INCIDENT_TYPES }
 export type { HypothesisStatus, HypothesisType, IncidentStatus }
+export { EVIDENCE_TARGET_COLUMN, EVIDENCE_TARGET_TYPES, evidenceTargetFields, evidenceTargetId, isUuid, parseEvidenceTarget } from './evidence-target.ts'
+export type { EvidenceTarget, EvidenceTargetType } from './evidence-target.ts'
 
 export type BadgeTone = 'gray' | 'blue' | 'red' | 'orange' | 'yellow' | 'green' | 'purple'
 
@@ -147,12 +150,6 @@ export type IncidentListParams = {
   pageSize: number
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value)
-}
-
 /** Repeated or comma-separated values, kept only when they belong to the vocabulary. */
 function listParam(params: URLSearchParams, name: string, allowed: readonly string[]): string[] {
   const values = params.getAll(name).flatMap((value) => value.split(','))
@@ -262,52 +259,6 @@ export function validateNewIncident(form: { title?: unknown; type?: unknown; sev
 
 // ---------------------------------------------------------------------------------------------
 // Link to incident
-
-export const EVIDENCE_TARGET_TYPES = ['check', 'config', 'config_change', 'config_analysis', 'topology'] as const
-export type EvidenceTargetType = (typeof EVIDENCE_TARGET_TYPES)[number]
-
-/** Which id column each kind of evidence target fills. */
-export const EVIDENCE_TARGET_COLUMN: Record<EvidenceTargetType, 'check_id' | 'config_id' | 'config_change_id' | 'config_analysis_id' | 'component_id'> = {
-  check: 'check_id',
-  config: 'config_id',
-  config_change: 'config_change_id',
-  config_analysis: 'config_analysis_id',
-  topology: 'component_id',
-}
-
-export type EvidenceTarget = {
-  type: EvidenceTargetType
-  check_id?: string
-  config_id?: string
-  config_change_id?: string
-  config_analysis_id?: string
-  component_id?: string
-  description: string
-}
-
-/** Reads a target from form or URL fields; null when the type is unknown or its id is missing. */
-export function parseEvidenceTarget(get: (name: string) => unknown): EvidenceTarget | null {
-  const type = get('type')
-  if (typeof type !== 'string' || !(EVIDENCE_TARGET_TYPES as readonly string[]).includes(type)) return null
-  const column = EVIDENCE_TARGET_COLUMN[type as EvidenceTargetType]
-  const id = get(column)
-  if (!isUuid(id)) return null
-  const description = get('description')
-  return { type: type as EvidenceTargetType, [column]: id, description: typeof description === 'string' ? description : '' }
-}
-
-export function evidenceTargetId(target: EvidenceTarget): string {
-  return target[EVIDENCE_TARGET_COLUMN[target.type]] ?? ''
-}
-
-/** The target as URL fields, for the no-JavaScript dialog page and hidden inputs. */
-export function evidenceTargetFields(target: EvidenceTarget): Array<[string, string]> {
-  return [
-    ['type', target.type],
-    [EVIDENCE_TARGET_COLUMN[target.type], evidenceTargetId(target)],
-    ['description', target.description],
-  ]
-}
 
 export const NEW_OPTION = 'new'
 

@@ -1,19 +1,36 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node'
 import { data } from '@remix-run/node'
 import { useActionData, useLoaderData, useLocation, useNavigation, useRevalidator } from '@remix-run/react'
-import { useEffect } from 'react'
+import { lazy, Suspense, useEffect } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { canRunNow, parseDetailParams } from '#app/components/health/check-detail-model.ts'
-import { CheckDetailPanel, closePanelHref } from '#app/components/health/check-detail-panel.tsx'
+import { canRunNow, closePanelHref, parseDetailParams } from '#app/components/health/check-detail-model.ts'
+import { CheckDetailPanel as ServerRenderedPanel } from '#app/components/health/check-detail-panel.tsx'
 import { FILTER_TOGGLE_ID, HealthFilters, HealthTabs, HealthToolbar } from '#app/components/health/health-filters.tsx'
 import { buildHealthView, parseHealthParams, PAGE_SIZES } from '#app/components/health/health-model.ts'
 import { HealthCards, HealthTable } from '#app/components/health/health-table.tsx'
-import { Modal } from '#app/components/modal/modal.tsx'
-import { Toast } from '#app/components/toast.tsx'
+import { Modal as ServerRenderedModal } from '#app/components/modal/modal.tsx'
+import { Toast as ServerRenderedToast } from '#app/components/toast.tsx'
 import { Skeleton } from '#app/components/ui/skeleton.tsx'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
 import { loadAgentNames, loadCheckDetail, loadRefreshMs, loadSummary, runCheckNow } from './_console.health.server.ts'
+
+/*
+ * The detail panel is a third of this page's code and most visits never open it. The browser
+ * fetches it when a check is opened or a row is pointed at; the server renders it in place, so a
+ * page opened with the panel needs no JavaScript to show it, and hydration waits for the chunk.
+ */
+const loadPanel = () => import('#app/components/health/check-detail-panel.tsx')
+const CheckDetailPanel = import.meta.env.SSR
+  ? ServerRenderedPanel
+  : /* @__PURE__ */ lazy(() => loadPanel().then((module) => ({ default: module.CheckDetailPanel })))
+// Only Run Now's answer shows a toast, and only an unknown checkId shows the bare modal.
+const Toast = import.meta.env.SSR
+  ? ServerRenderedToast
+  : /* @__PURE__ */ lazy(() => import('#app/components/toast.tsx').then((module) => ({ default: module.Toast })))
+const Modal = import.meta.env.SSR
+  ? ServerRenderedModal
+  : /* @__PURE__ */ lazy(() => import('#app/components/modal/modal.tsx').then((module) => ({ default: module.Modal })))
 
 export const handle = { title: 'Health', feature: 'health', resource: 'canaries' } satisfies RouteHandle
 
@@ -90,6 +107,10 @@ function ListSkeleton() {
   )
 }
 
+function preloadPanel(event: { target: EventTarget }) {
+  if (event.target instanceof Element && event.target.closest('a[href*="checkId="]')) void loadPanel()
+}
+
 export default function HealthRoute() {
   const { params, view, detail, detailParams, canRunNow: mayRun, refreshMs, now: nowText } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
@@ -102,7 +123,7 @@ export default function HealthRoute() {
     <div className="flex min-h-full">
       <input type="checkbox" id={FILTER_TOGGLE_ID} className="peer sr-only" aria-label="Show filters" />
       <HealthFilters hidePassing={params.hidePassing} labels={params.labels} labelOptions={view.labelOptions} filterCount={view.filterCount} />
-      <div className="flex min-w-0 flex-1 flex-col gap-3 p-4" data-testid="health-page" data-total-checks={view.totalChecks}>
+      <div className="flex min-w-0 flex-1 flex-col gap-3 p-4" data-testid="health-page" data-total-checks={view.totalChecks} onPointerOver={preloadPanel} onFocus={preloadPanel}>
         <HealthToolbar
           query={params.query}
           groupBy={params.groupBy}
@@ -124,11 +145,15 @@ export default function HealthRoute() {
           <HealthTable rows={view.rows} sortBy={params.sortBy} sortDesc={params.sortDesc} expanded={params.expanded} pagination={pagination} now={now} />
         )}
       </div>
-      {params.checkId && detail ? (
-        <CheckDetailPanel detail={detail} params={detailParams} timeRange={params.timeRange} canRunNow={mayRun} now={now} />
-      ) : null}
-      {params.checkId && !detail ? <MissingCheck /> : null}
-      {actionData ? <Toast key={actionData.message + nowText} message={actionData.message} tone={actionData.ok ? 'success' : 'error'} /> : null}
+      <Suspense fallback={null}>
+        {params.checkId && detail ? (
+          <CheckDetailPanel detail={detail} params={detailParams} timeRange={params.timeRange} canRunNow={mayRun} now={now} />
+        ) : null}
+      </Suspense>
+      <Suspense fallback={null}>{params.checkId && !detail ? <MissingCheck /> : null}</Suspense>
+      <Suspense fallback={null}>
+        {actionData ? <Toast key={actionData.message + nowText} message={actionData.message} tone={actionData.ok ? 'success' : 'error'} /> : null}
+      </Suspense>
     </div>
   )
 }

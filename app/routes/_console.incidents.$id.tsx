@@ -1,6 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
-import { Trash2, UserPlus } from 'lucide-react'
+import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ErrorList } from '#app/components/forms.tsx'
 import { HypothesisTree } from '#app/components/incidents/hypothesis-tree.tsx'

@@ -1,6 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams, useSubmit } from '@remix-run/react'
-import { ArrowDown, ArrowUp, ArrowUpDown, Plus, Search } from 'lucide-react'
+import { ArrowDown, ArrowUp, ArrowUpDown, Plus, Search } from '#app/components/ui/icons.tsx'
 import { useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { Pagination } from '#app/components/data-table/pagination.tsx'
@@ -178,9 +178,9 @@ function IncidentFilters({ people }: { people: Array<{ id: string; name: string 
   return (
     <Form method="get" className="flex flex-wrap items-end gap-2" data-testid="incident-filters" onChange={(event) => isHydrated && submitForm(event.currentTarget, (event.target as HTMLElement).getAttribute('name') === 'search' ? 400 : 0)}>
       {keep.map((name) => (searchParams.get(name) ? <input key={name} type="hidden" name={name} value={searchParams.get(name)!} /> : null))}
-      <div className="flex flex-col gap-1">
+      <div className="flex w-64 flex-col gap-1">
         <Label htmlFor="incident-search">Search</Label>
-        <Input id="incident-search" name="search" type="search" defaultValue={current.search} placeholder="Search by title or ID" className="w-64" data-testid="incident-search" />
+        <Input id="incident-search" name="search" type="search" defaultValue={current.search} placeholder="Search by title or ID" data-testid="incident-search" />
       </div>
       <FilterSelect name="status" label="Status" value={current.status[0] ?? ''} options={INCIDENT_STATUSES.map((value) => ({ value, label: labelOf(value) }))} />
       <FilterSelect name="severity" label="Severity" value={current.severity[0] ?? ''} options={SEVERITY_OPTIONS} />

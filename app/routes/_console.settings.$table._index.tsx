@@ -1,6 +1,6 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
-import { Plus } from 'lucide-react'
+import { Plus } from '#app/components/ui/icons.tsx'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'

@@ -1,6 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
-import { Pencil, Plus, Trash2 } from 'lucide-react'
+import { Pencil, Plus, Trash2 } from '#app/components/ui/icons.tsx'
 import { useMemo } from 'react'
 import { PermissionDialog, type Choice, type PermissionChoices } from '#app/components/access/permission-dialog.tsx'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'

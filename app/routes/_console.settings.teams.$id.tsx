@@ -1,6 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { Trash2, UserPlus } from 'lucide-react'
+import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { memberRemovedMessage, membersAddedMessage, readTeamForm } from '#app/components/access/team-form.ts'
 import { ConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'

@@ -1,6 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { Plus } from 'lucide-react'
+import { Plus } from '#app/components/ui/icons.tsx'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { readTeamForm, type TeamFormValues } from '#app/components/access/team-form.ts'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'

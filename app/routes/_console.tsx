@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from '@remix-run/node'
 import { Outlet, useLoaderData, useLocation, useMatches, useNavigation, useRouteLoaderData, type ShouldRevalidateFunction } from '@remix-run/react'
-import { Hourglass } from 'lucide-react'
+import { Hourglass } from '#app/components/ui/icons.tsx'
 import { ErrorView, GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Sidebar, SIDEBAR_ACTION, useSidebarCollapsed } from '#app/components/app-shell/sidebar.tsx'
 import { TopBar } from '#app/components/app-shell/top-bar.tsx'

@@ -1,6 +1,6 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
-import { Radar } from 'lucide-react'
+import { Radar } from '#app/components/ui/icons.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FlowForm, FlowMessages, useFadingMessages } from '#app/components/identity/flow-nodes.tsx'
 import { flowAction, FlowStatus } from '#app/components/identity/flow-status.tsx'

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { useLoaderData } from '@remix-run/react'
-import { Radar } from 'lucide-react'
+import { Radar } from '#app/components/ui/icons.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { checkDisplayName, shownLatency, type CheckSummary } from '#app/components/health/health-model.ts'
 import { cn } from '#app/lib/cn.ts'
@@ -71,7 +71,7 @@ function TileView({ tile, large }: { tile: Tile; large: boolean }) {
         tile.status === 'healthy' && 'border-success/40 bg-success-muted',
       )}
     >
-      <span className={cn('break-words font-bold leading-tight', large ? 'text-3xl' : 'text-xl')}>{tile.name}</span>
+      <span className={cn('break-words font-bold', large ? 'text-3xl' : 'text-xl', 'leading-tight')}>{tile.name}</span>
       <span className={cn('mt-2 flex flex-wrap gap-x-4 font-medium', large ? 'text-xl' : 'text-base', tile.status === 'unhealthy' ? 'text-white/90' : 'text-foreground/80')}>
         <span>{tile.namespace}</span>
         {tile.uptime ? <span>{tile.uptime}</span> : null}

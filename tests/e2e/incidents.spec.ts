@@ -79,6 +79,8 @@ test.describe('incidents', () => {
     const healthUrl = `/health?checkId=${checkId}&timeRange=1h`
     const newTitle = `Refunds outage ${suffix}`
     await page.goto(healthUrl)
+    // The panel's code arrives after the page's; until it does the button is a plain link.
+    if (hasJs) await expect(page.getByTestId('attach-evidence')).toHaveAttribute('data-hydrated', 'true')
     await page.getByTestId('attach-evidence').click()
     const linkDialog = page.getByTestId('link-to-incident-dialog')
     await expect(linkDialog).toBeVisible()
@@ -105,6 +107,8 @@ test.describe('incidents', () => {
 
     // ...and into the existing incident, under its root hypothesis.
     await page.goto(healthUrl)
+    // The panel's code arrives after the page's; until it does the button is a plain link.
+    if (hasJs) await expect(page.getByTestId('attach-evidence')).toHaveAttribute('data-hydrated', 'true')
     await page.getByTestId('attach-evidence').click()
     await page.getByTestId('link-incident-search').fill(suffix.replace(/^[a-z-]+-/, ''))
     if (!hasJs) await page.getByTestId('link-incident-search-submit').click()

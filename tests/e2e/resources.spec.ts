@@ -178,6 +178,8 @@ test.describe('resource editor', () => {
     await page.getByTestId('tab-jobs').click()
     await expect(page).toHaveURL(/tab=jobs/)
     const rows = page.getByTestId('job-history-table').locator('tbody tr')
+    // The URL changes as the navigation starts; the rows come with its data.
+    await expect(rows.first()).toBeVisible()
     expect(await rows.count()).toBeGreaterThan(0)
     await page.getByTestId('job-details-link').first().click()
     const modal = page.getByTestId('job-details')

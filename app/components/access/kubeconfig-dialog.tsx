@@ -1,27 +1,16 @@
-import { Link, useLocation } from '@remix-run/react'
-import { Download } from 'lucide-react'
+import { Link } from '@remix-run/react'
+import { Download } from '#app/components/ui/icons.tsx'
 import { useEffect, useState } from 'react'
 import { Modal } from '#app/components/modal/modal.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
+import { useKubeconfigHref } from './kubeconfig-link.ts'
 
-/** The URL parameter that opens the dialog on whatever page the user is on. */
-export const KUBECONFIG_PARAM = 'kubeconfig'
 export const KUBECONFIG_DOCS_URL = 'https://docs.flanksource.com/'
 
 /** The file the API names `<tenant>-kubeconfig.yaml`: the host without port or hosting domain. */
 export function kubeconfigFileName(hostname: string): string {
   const tenant = hostname.replace(/:\d+$/, '').replace(/\.flanksource\.com$/, '') || 'lookout'
   return `${tenant}-kubeconfig.yaml`
-}
-
-/** The current URL with the dialog parameter set or removed. */
-export function useKubeconfigHref(open: boolean): string {
-  const location = useLocation()
-  const params = new URLSearchParams(location.search)
-  if (open) params.set(KUBECONFIG_PARAM, 'open')
-  else params.delete(KUBECONFIG_PARAM)
-  const search = params.toString()
-  return `${location.pathname}${search ? `?${search}` : ''}`
 }
 
 /**

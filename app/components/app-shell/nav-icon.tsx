@@ -1,7 +1,7 @@
-import { AppWindow, Boxes, Eye, HeartPulse, LayoutDashboard, ScrollText, Settings, Siren, Workflow, type LucideIcon } from 'lucide-react'
+import { AppWindow, Boxes, Eye, HeartPulse, LayoutDashboard, ScrollText, Settings, Siren, Workflow, type IconComponent } from '#app/components/ui/icons.tsx'
 import type { NavIcon as NavIconName } from '#app/lib/navigation.ts'
 
-const ICONS: Record<NavIconName, LucideIcon> = {
+const ICONS: Record<NavIconName, IconComponent> = {
   dashboard: LayoutDashboard,
   health: HeartPulse,
   incidents: Siren,

@@ -1,5 +1,5 @@
 import { Form, Link, NavLink, useFetcher, useLocation } from '@remix-run/react'
-import { ChevronRight, PanelLeftClose, PanelLeftOpen, Radar } from 'lucide-react'
+import { ChevronRight, PanelLeftClose, PanelLeftOpen, Radar } from '#app/components/ui/icons.tsx'
 import { useRef } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { useDismissableDetails } from '#app/components/ui/dropdown-menu.tsx'
@@ -12,9 +12,9 @@ const SIDEBAR_FETCHER_KEY = 'sidebar-toggle'
 
 function entryClassName(isActive: boolean, collapsed: boolean): string {
   return cn(
-    'flex h-8 items-center gap-2.5 rounded-md px-2 text-sm text-sidebar-foreground transition-colors hover:bg-sidebar-active hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
-    isActive && 'bg-sidebar-active font-medium text-foreground',
-    collapsed && 'justify-center px-0',
+    'flex h-8 items-center gap-2.5 rounded-md text-sm transition-colors hover:bg-sidebar-active hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
+    isActive ? 'bg-sidebar-active font-medium text-foreground' : 'text-sidebar-foreground',
+    collapsed ? 'justify-center' : 'px-2',
   )
 }
 
@@ -122,7 +122,7 @@ export function Sidebar({ sidebar, collapsed }: { sidebar: SidebarData; collapse
       aria-label="Sidebar"
       className={cn('sticky top-0 flex h-screen shrink-0 flex-col border-r bg-sidebar transition-[width]', collapsed ? 'w-14' : 'w-56')}
     >
-      <div className={cn('flex h-12 items-center border-b px-3', collapsed && 'justify-center px-0')}>
+      <div className={cn('flex h-12 items-center border-b', collapsed ? 'justify-center' : 'px-3')}>
         <Link to="/" className="flex items-center gap-2 rounded-md font-semibold focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring" aria-label="Lookout home">
           <Radar aria-hidden="true" className="size-5 text-primary" />
           <span className={cn(collapsed && 'sr-only')}>Lookout</span>

@@ -1,5 +1,5 @@
 import { Link, useLocation, useNavigation, useRevalidator } from '@remix-run/react'
-import { Bell, RefreshCw } from 'lucide-react'
+import { Bell, RefreshCw } from '#app/components/ui/icons.tsx'
 import type { MouseEvent } from 'react'
 import { cn } from '#app/lib/cn.ts'
 import { buttonVariants } from '#app/components/ui/button.tsx'

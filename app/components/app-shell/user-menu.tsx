@@ -1,6 +1,8 @@
 import { Form, Link, useLocation, useSearchParams } from '@remix-run/react'
-import { KUBECONFIG_PARAM, KubeconfigDialog, useKubeconfigHref } from '#app/components/access/kubeconfig-dialog.tsx'
-import { Bot, ChevronDown, Download, LogOut, User } from 'lucide-react'
+import { lazy, Suspense } from 'react'
+import { KubeconfigDialog as ServerRenderedKubeconfigDialog } from '#app/components/access/kubeconfig-dialog.tsx'
+import { KUBECONFIG_PARAM, useKubeconfigHref } from '#app/components/access/kubeconfig-link.ts'
+import { Bot, ChevronDown, Download, LogOut, User } from '#app/components/ui/icons.tsx'
 import {
   DropdownMenu,
   DropdownMenuContent,
@@ -9,6 +11,12 @@ import {
   DropdownMenuTrigger,
   dropdownMenuItemClassName,
 } from '#app/components/ui/dropdown-menu.tsx'
+
+// The dialog opens from a URL parameter a few times per session: the browser fetches its code
+// then; the server renders it in place (no JavaScript needed to see it).
+const KubeconfigDialog = import.meta.env.SSR
+  ? ServerRenderedKubeconfigDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/access/kubeconfig-dialog.tsx').then((module) => ({ default: module.KubeconfigDialog })))
 
 export type UserMenuProps = {
   name: string
@@ -70,7 +78,7 @@ export function UserMenu({ name, email, frontendVersion, backendVersion }: UserM
           </Form>
         </DropdownMenuContent>
       </DropdownMenu>
-      {searchParams.has(KUBECONFIG_PARAM) ? <KubeconfigDialog /> : null}
+      <Suspense fallback={null}>{searchParams.has(KUBECONFIG_PARAM) ? <KubeconfigDialog /> : null}</Suspense>
     </>
   )
 }

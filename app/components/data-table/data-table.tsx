@@ -12,7 +12,7 @@ import {
   type SortingState,
 } from '@tanstack/react-table'
 import { Link, useLocation, useNavigate } from '@remix-run/react'
-import { ChevronDown, ChevronRight } from 'lucide-react'
+import { ChevronDown, ChevronRight } from '#app/components/ui/icons.tsx'
 import { useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'

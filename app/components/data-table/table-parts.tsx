@@ -9,7 +9,7 @@ import { ROW_ESTIMATE_PX } from './use-virtual-window.ts'
 export function EmptyTableRow({ colSpan, testId, message = 'No data available' }: { colSpan: number; testId?: string; message?: ReactNode }) {
   return (
     <TableRow>
-      <TableCell colSpan={colSpan} className="py-10 text-center text-muted-foreground" data-testid={testId ? `${testId}-empty` : undefined}>
+      <TableCell colSpan={colSpan} className="h-28 text-center text-muted-foreground" data-testid={testId ? `${testId}-empty` : undefined}>
         {message}
       </TableCell>
     </TableRow>

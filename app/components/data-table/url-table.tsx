@@ -1,5 +1,5 @@
 import { Link, useLocation, useNavigate } from '@remix-run/react'
-import { ArrowDown, ArrowUp, ArrowUpDown, ChevronDown, ChevronRight } from 'lucide-react'
+import { ArrowDown, ArrowUp, ArrowUpDown, ChevronDown, ChevronRight } from '#app/components/ui/icons.tsx'
 import { type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'

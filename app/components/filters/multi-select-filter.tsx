@@ -1,4 +1,4 @@
-import { ChevronDown } from 'lucide-react'
+import { ChevronDown } from '#app/components/ui/icons.tsx'
 import type { FilterMap, FilterState } from '#app/lib/filter-string.ts'
 import { TriStateToggle } from './tri-state-toggle.tsx'
 

@@ -1,5 +1,5 @@
 import { Link } from '@remix-run/react'
-import { Minus, Plus } from 'lucide-react'
+import { Minus, Plus } from '#app/components/ui/icons.tsx'
 import { nextFilterState, type FilterState } from '#app/lib/filter-string.ts'
 import { cn } from '#app/lib/cn.ts'
 
@@ -28,7 +28,8 @@ export function TriStateToggle({ label, state, hrefFor, testId }: TriStateToggle
         title={`${value === 1 ? 'Include' : 'Exclude'} ${label}`}
         data-testid={testId ? `${testId}-${value === 1 ? 'include' : 'exclude'}` : undefined}
         className={cn(
-          'inline-flex size-6 items-center justify-center rounded border text-muted-foreground hover:bg-muted',
+          'inline-flex size-6 items-center justify-center rounded border hover:bg-muted',
+          !active && 'text-muted-foreground',
           active && value === 1 && 'border-success bg-success-muted text-success',
           active && value === -1 && 'border-danger bg-danger-muted text-danger',
         )}

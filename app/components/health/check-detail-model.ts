@@ -1,3 +1,5 @@
+import { withParams } from './health-model.ts'
+
 /**
  * The check detail panel's own URL parameters and rules (spec 000 §2, §5; 001 §2): its tab,
  * the history filters (status, duration with custom values) and history paging.
@@ -104,4 +106,11 @@ export function thinGraph(points: readonly GraphPoint[], limit = GRAPH_POINTS): 
     })
   }
   return out
+}
+
+const DETAIL_PARAMS = ['checkId', 'checkTab', 'historyStatus', 'historyDuration', 'historyPage']
+
+/** Closing drops the panel's parameters and puts the range back to 1 h (spec 001 §2). */
+export function closePanelHref(search: string): string {
+  return withParams(search, { ...Object.fromEntries(DETAIL_PARAMS.map((name) => [name, null])), timeRange: '1h' }, true)
 }

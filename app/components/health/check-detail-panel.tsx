@@ -1,16 +1,16 @@
 import { Form, Link, useLocation, useNavigation } from '@remix-run/react'
-import { Play } from 'lucide-react'
+import { Play } from '#app/components/ui/icons.tsx'
 import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { HiddenParams } from '#app/components/data-table/hidden-params.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
-import { LinkToIncident } from '#app/components/incidents/link-to-incident.tsx'
+import { LinkToIncident } from '#app/components/incidents/attach-evidence.tsx'
 import { TimeRangePicker } from '#app/components/time-range/time-range-picker.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { formatDateTime, formatLatency, formatPercent, timeAgo } from '#app/lib/format.ts'
 import { DURATION_KEYS, type DurationKey } from '#app/lib/time-range.ts'
-import { DURATION_FILTERS, HISTORY_PAGE_SIZE, type DetailParams, type DetailTab, type GraphPoint } from './check-detail-model.ts'
+import { closePanelHref, DURATION_FILTERS, HISTORY_PAGE_SIZE, type DetailParams, type DetailTab, type GraphPoint } from './check-detail-model.ts'
 import { CheckGraph } from './check-graph.tsx'
 import { withParams } from './health-model.ts'
 import { StatusDot } from './status-dot.tsx'
@@ -47,12 +47,6 @@ export type CheckDetailPanelProps = {
 }
 
 const TAB_LABELS: Record<DetailTab, string> = { history: 'History', graph: 'Graph', spec: 'Spec', relationships: 'Relationships' }
-const DETAIL_PARAMS = ['checkId', 'checkTab', 'historyStatus', 'historyDuration', 'historyPage']
-
-/** Closing drops the panel's parameters and puts the range back to 1 h (spec 001 §2). */
-export function closePanelHref(search: string): string {
-  return withParams(search, { ...Object.fromEntries(DETAIL_PARAMS.map((name) => [name, null])), timeRange: '1h' }, true)
-}
 
 function Stat({ label, children, testId }: { label: string; children: React.ReactNode; testId: string }) {
   return (

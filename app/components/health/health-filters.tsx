@@ -1,5 +1,5 @@
 import { Form, Link, useLocation, useNavigate, useSubmit } from '@remix-run/react'
-import { Filter, LayoutGrid, Search, Table2, X } from 'lucide-react'
+import { Filter, LayoutGrid, Search, Table2, X } from '#app/components/ui/icons.tsx'
 import { useEffect, useRef } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { HiddenParams } from '#app/components/data-table/hidden-params.tsx'

@@ -1,5 +1,5 @@
 import { parseLabelFilterJson, type FilterMap } from '#app/lib/filter-string.ts'
-import { DEFAULT_DURATION, isDurationKey, type DurationKey } from '#app/lib/time-range.ts'
+import { DEFAULT_DURATION, isDurationKey, type DurationKey } from '#app/lib/durations.ts'
 import { toDate } from '#app/lib/format.ts'
 
 /**

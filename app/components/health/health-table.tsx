@@ -1,5 +1,5 @@
 import { Link, useLocation } from '@remix-run/react'
-import { Activity } from 'lucide-react'
+import { Activity } from '#app/components/ui/icons.tsx'
 import { ExpanderLink, UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { cn } from '#app/lib/cn.ts'

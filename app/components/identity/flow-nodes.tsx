@@ -1,5 +1,5 @@
 import { Form, useNavigation } from '@remix-run/react'
-import { CircleAlert, CircleCheck, Info } from 'lucide-react'
+import { CircleAlert, CircleCheck, Info } from '#app/components/ui/icons.tsx'
 import { useEffect, useState, type ComponentType, type ReactNode } from 'react'
 import { Alert, AlertDescription } from '#app/components/ui/alert.tsx'
 import { Button } from '#app/components/ui/button.tsx'

@@ -1,4 +1,4 @@
-import { CircleAlert } from 'lucide-react'
+import { CircleAlert } from '#app/components/ui/icons.tsx'
 import { Alert, AlertDescription } from '#app/components/ui/alert.tsx'
 import type { Flow, UiText } from '#app/lib/identity-flow.ts'
 import { FlowMessages } from './flow-nodes.tsx'

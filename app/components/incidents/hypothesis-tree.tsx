@@ -1,5 +1,5 @@
 import { Form, Link } from '@remix-run/react'
-import { CheckCircle2, Circle, Flag, Plus } from 'lucide-react'
+import { CheckCircle2, Circle, Flag, Plus } from '#app/components/ui/icons.tsx'
 import { ErrorList } from '#app/components/forms.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
@@ -103,7 +103,7 @@ function AddHypothesisForm({ type, parentId, error }: { type: string; parentId: 
         <label className="sr-only" htmlFor={`new-${type}-${key}`}>
           New {type} title
         </label>
-        <Input id={`new-${type}-${key}`} name="title" placeholder={`Add ${type === 'root' ? 'a root cause' : `a ${type}`}`} className="h-8" data-testid={`add-${type}-title`} />
+        <Input id={`new-${type}-${key}`} name="title" placeholder={`Add ${type === 'root' ? 'a root cause' : `a ${type}`}`} compact data-testid={`add-${type}-title`} />
         <Button type="submit" variant="outline" size="sm" data-testid={`add-${type}-submit`}>
           <Plus aria-hidden="true" />
           Add {labelOf(type)}

@@ -1,9 +1,8 @@
-import { Link, useFetcher, useLocation, useRouteLoaderData } from '@remix-run/react'
-import { CircleCheck, Paperclip, X } from 'lucide-react'
+import { Link, useFetcher } from '@remix-run/react'
+import { CircleCheck, X } from '#app/components/ui/icons.tsx'
 import { useEffect, useRef, useState, type ReactNode } from 'react'
-import { useHydrated } from 'remix-utils/use-hydrated'
 import { ErrorList } from '#app/components/forms.tsx'
-import { Button, buttonVariants } from '#app/components/ui/button.tsx'
+import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import {
@@ -17,8 +16,7 @@ import {
   type FieldErrors,
   type LinkFormValues,
 } from '#app/lib/incidents.ts'
-import { cn } from '#app/lib/cn.ts'
-import type { loader as consoleLoader } from '#app/routes/_console.tsx'
+import { LINK_RESOURCE } from './attach-evidence.tsx'
 import { IncidentStatusBadge, SeverityBadge } from './incident-badges.tsx'
 import { SelectField, SEVERITY_OPTIONS, TYPE_OPTIONS } from './incident-fields.tsx'
 
@@ -28,73 +26,26 @@ type HypothesisOption = { id: string; title: string; type: string; status: strin
 type SearchData = { incidents?: IncidentOption[]; hypotheses?: HypothesisOption[] }
 type SubmitData = { ok: true; incidentId: string; message: string } | { ok: false; errors: FieldErrors }
 
-export const LINK_RESOURCE = '/resources/link-to-incident'
 const SEARCH_DEBOUNCE_MS = 100
 
-/** The no-JavaScript dialog: a page of its own that carries the target and the way back. */
-export function getLinkPageHref(target: EvidenceTarget, returnTo: string): string {
-  const params = new URLSearchParams(evidenceTargetFields(target))
-  if (returnTo) params.set('returnTo', returnTo)
-  return `/incidents/link?${params.toString()}`
-}
-
 /**
- * 'Attach as Evidence' (001 §2): a link to the dialog page, which hydrated opens the same
- * dialog in place and talks to the resource route through fetchers. Host pages decide `canLink`
- * in their loader with `canLinkToIncident(args)` (or pass a role check that covers incident
- * writers); the incidents feature switch is read from the console layout here as well.
+ * The hydrated link-to-incident dialog (001 §2), loaded when 'Attach as Evidence' is first
+ * used (attach-evidence.tsx): the dialog form talks to the resource route through fetchers and
+ * reports the outcome; a success leaves a toast with the way to the incident.
  */
-export function LinkToIncident({
+export function LinkToIncidentPopup({
   target,
-  canLink,
-  onLinked,
-  className,
+  onClose,
+  onDone,
 }: {
   target: EvidenceTarget
-  canLink: boolean
-  onLinked?: (linked: boolean) => void
-  className?: string
+  onClose: () => void
+  onDone: (result: { incidentId: string; message: string } | null) => void
 }) {
-  const location = useLocation()
-  const isHydrated = useHydrated()
-  const [isOpen, setOpen] = useState(false)
-  const [linked, setLinked] = useState<{ incidentId: string; message: string } | null>(null)
-  // The layout lists Incidents only while the feature is on; the caller's `canLink` says write access.
-  const layout = useRouteLoaderData<typeof consoleLoader>('routes/_console')
-  const isFeatureOn = layout ? layout.sidebar.main.some((entry) => entry.name === 'incidents') : true
-  if (!canLink || !isFeatureOn) return null
-  const returnTo = `${location.pathname}${location.search}`
   return (
-    <>
-      <Link
-        to={getLinkPageHref(target, returnTo)}
-        className={cn(buttonVariants({ variant: 'outline', size: 'sm' }), className)}
-        data-testid="attach-evidence"
-        onClick={(event) => {
-          if (!isHydrated) return
-          event.preventDefault()
-          setLinked(null)
-          setOpen(true)
-        }}
-      >
-        <Paperclip aria-hidden="true" />
-        Attach as Evidence
-      </Link>
-      {isOpen ? (
-        <LinkDialogFrame title="Link to Incident" onClose={() => setOpen(false)}>
-          <LinkToIncidentDialogForm
-            target={target}
-            onDone={(result) => {
-              // Success and failure both close and reset the dialog (001 §2).
-              setOpen(false)
-              if (result) setLinked(result)
-              onLinked?.(Boolean(result))
-            }}
-          />
-        </LinkDialogFrame>
-      ) : null}
-      {linked ? <LinkedToast incidentId={linked.incidentId} message={linked.message} onClose={() => setLinked(null)} /> : null}
-    </>
+    <LinkDialogFrame title="Link to Incident" onClose={onClose}>
+      <LinkToIncidentDialogForm target={target} onDone={onDone} />
+    </LinkDialogFrame>
   )
 }
 
@@ -122,7 +73,7 @@ function LinkDialogFrame({ title, onClose, children }: { title: string; onClose:
 }
 
 /** Top right, five seconds, with the way to the incident (001 §2). */
-function LinkedToast({ incidentId, message, onClose }: { incidentId: string; message: string; onClose: () => void }) {
+export function LinkedToast({ incidentId, message, onClose }: { incidentId: string; message: string; onClose: () => void }) {
   useEffect(() => {
     const timer = setTimeout(onClose, 5000)
     return () => clearTimeout(timer)
@@ -370,7 +321,7 @@ export function HypothesisChoices({
             <Input
               name="hypothesis_title"
               placeholder="Create new hypothesis"
-              className="h-8"
+              compact
               data-testid="link-hypothesis-new-title"
               {...(onTitle
                 ? {

@@ -1,5 +1,5 @@
 import { Link } from '@remix-run/react'
-import { Maximize2, Minimize2, X } from 'lucide-react'
+import { Maximize2, Minimize2, X } from '#app/components/ui/icons.tsx'
 import { useState, type ReactNode } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { cn } from '#app/lib/cn.ts'

@@ -1,5 +1,5 @@
 import { Form, Link } from '@remix-run/react'
-import { Trash2 } from 'lucide-react'
+import { Trash2 } from '#app/components/ui/icons.tsx'
 import { ErrorList } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
@@ -54,7 +54,6 @@ export function ResourceForm({ kind, mode, values, failure, readOnly, canDelete,
             defaultValue={values.name}
             readOnly={locked}
             aria-readonly={locked}
-            className={locked ? 'bg-muted/40 text-muted-foreground' : undefined}
             placeholder={mode === 'create' ? 'or metadata.name in the YAML' : undefined}
             aria-invalid={fieldError('name') ? true : undefined}
             aria-describedby={fieldError('name') ? 'resource-name-error' : undefined}
@@ -71,7 +70,6 @@ export function ResourceForm({ kind, mode, values, failure, readOnly, canDelete,
               defaultValue={values.namespace}
               readOnly={locked}
               aria-readonly={locked}
-              className={locked ? 'bg-muted/40 text-muted-foreground' : undefined}
               placeholder={mode === 'create' ? 'default' : undefined}
               aria-invalid={fieldError('namespace') ? true : undefined}
               aria-describedby={fieldError('namespace') ? 'resource-namespace-error' : undefined}

@@ -1,5 +1,5 @@
 import { Link } from '@remix-run/react'
-import { Lock } from 'lucide-react'
+import { Lock } from '#app/components/ui/icons.tsx'
 import type { SourceInfo } from '#app/lib/resource-editor.ts'
 
 /** Why the editor is read-only, and where to change the resource instead (spec 002 §2). */

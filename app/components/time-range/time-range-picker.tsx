@@ -1,5 +1,5 @@
 import { Form, Link, useLocation } from '@remix-run/react'
-import { CalendarClock } from 'lucide-react'
+import { CalendarClock } from '#app/components/ui/icons.tsx'
 import { useEffect, useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { buttonVariants } from '#app/components/ui/button.tsx'
@@ -130,7 +130,7 @@ export function TimeRangePicker(props: TimeRangePickerProps) {
         if ((event.target as HTMLElement).closest('a')) event.currentTarget.open = false
       }}
     >
-      <summary className={cn(buttonVariants({ variant: 'outline', size: 'sm' }), 'gap-2')} data-testid={`${testId}-button`}>
+      <summary className={buttonVariants({ variant: 'outline', size: 'sm' })} data-testid={`${testId}-button`}>
         <CalendarClock aria-hidden="true" />
         {label}
       </summary>

@@ -1,5 +1,5 @@
 import { Link } from '@remix-run/react'
-import { X } from 'lucide-react'
+import { X } from '#app/components/ui/icons.tsx'
 import type { ReactNode } from 'react'
 import { cn } from '#app/lib/cn.ts'
 
