@@ -203,10 +203,21 @@ describe('tcp, dns, icmp', () => {
   it('icmp pings loopback when ping is installed, and is invalid with the reason otherwise', async () => {
     const results = await run('icmp-local', `  icmp:
     - {name: loopback, endpoint: 127.0.0.1, packetCount: 2, thresholdMillis: 500}
+    - {name: by-name, endpoint: localhost, packetCount: 1, thresholdMillis: 500, packetLossThreshold: 0}
+    - {name: no-threshold, endpoint: 127.0.0.1, packetCount: 1}
 `)
     const hasPing = ['/bin/ping', '/usr/bin/ping', '/sbin/ping'].some((candidate) => existsSync(candidate))
-    if (hasPing) expect(results.loopback!.pass).toBe(true)
-    else expect(results.loopback).toMatchObject({ invalid: true, error: expect.stringMatching(/ping command/) })
+    // CI installs iputils-ping (.ci/run), so there the real path must run.
+    if (process.env.CI) expect(hasPing).toBe(true)
+    if (hasPing) {
+      expect(results.loopback).toMatchObject({ pass: true, message: expect.stringMatching(/^2\/2 packets, avg [\d.]+ms$/) })
+      expect(results['by-name']).toMatchObject({ pass: true, message: expect.stringMatching(/^1\/1 packets/) })
+      // Unset thresholdMillis fails any measurable latency, as the reference does.
+      expect(results['no-threshold']!.pass).toBeFalsy()
+      expect(results['no-threshold']!.error).toMatch(/^timeout: avg [\d.]+ms > 0ms$/)
+    } else {
+      expect(results.loopback).toMatchObject({ invalid: true, error: expect.stringMatching(/ping command/) })
+    }
   })
 })
 
