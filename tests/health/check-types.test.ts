@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
 import type { CheckEngine } from '#server/backend/health/check-engine.ts'
 import { applyYaml, canaryYaml, startLocalServer, testEngine, type LocalServer } from './health-fixtures.ts'
+import { startMongoWirePeer } from './mongo-wire-peer.ts'
 
 let testDb: TestDb
 let engine: CheckEngine
@@ -325,6 +326,23 @@ describe('datastores on loopback', () => {
     expect(results.url).toMatchObject({ pass: true, message: 'PONG' })
     expect(results.addr!.pass).toBe(true)
     expect(results.closed!.error).toMatch(/failed to execute query/)
+  })
+
+  it('mongodb pings a peer speaking the wire protocol, and reports a refused command', async () => {
+    const open = await startMongoWirePeer()
+    const locked = await startMongoWirePeer({ requireAuth: true })
+    try {
+      const results = await run('mongo-wire', `  mongodb:
+    - {name: open, url: "mongodb://127.0.0.1:${open.port}/?directConnection=true"}
+    - {name: locked, url: "mongodb://127.0.0.1:${locked.port}/?directConnection=true"}
+`)
+      expect(results.open!.pass).toBe(true)
+      expect(open.commands).toContain('ping')
+      expect(results.locked!.pass).toBeFalsy()
+      expect(results.locked!.error).toMatch(/^failed to ping mongodb: Command ping requires authentication/)
+    } finally {
+      await Promise.all([open.close(), locked.close()])
+    }
   })
 
   it('mongodb fails cleanly when nothing listens (the driver is exercised end to end)', async () => {
