@@ -142,6 +142,11 @@ test.describe('health dashboard', () => {
     await panel.getByTestId('check-time-range-options').getByRole('link', { name: '1 day' }).click()
     await expect(page).toHaveURL(/timeRange=1d/)
 
+    // Screens taller than 992 px show the overview chart and no Graph tab; shorter ones the reverse.
+    await expect(panel.getByTestId('check-tab-graph')).toBeHidden()
+    const tall = page.viewportSize()!
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await expect(panel.getByTestId('overview-graph')).toBeHidden()
     await panel.getByTestId('check-tab-graph').click()
     await expect(page).toHaveURL(/checkTab=graph/)
     await expect(panel.getByTestId('check-graph')).toBeVisible()
@@ -150,6 +155,7 @@ test.describe('health dashboard', () => {
       await panel.getByTestId('check-graph').locator('svg').hover({ position: { x: 300, y: 60 } })
       await expect(panel.getByTestId('check-graph-tooltip')).toBeVisible()
     }
+    await page.setViewportSize(tall)
     await panel.getByTestId('check-tab-spec').click()
     await expect(panel.getByTestId('check-spec')).not.toBeEmpty()
     await panel.getByTestId('check-tab-relationships').click()

@@ -199,14 +199,23 @@ export function CheckDetailPanel({ detail, params, timeRange, canRunNow, now }: 
               replace
               aria-current={params.tab === tab ? 'page' : undefined}
               data-testid={`check-tab-${tab}`}
-              className={cn('border-b-2 px-3 py-2 text-sm', params.tab === tab ? 'border-primary font-semibold' : 'border-transparent text-muted-foreground')}
+              className={cn(
+                'border-b-2 px-3 py-2 text-sm',
+                params.tab === tab ? 'border-primary font-semibold' : 'border-transparent text-muted-foreground',
+                // Screens taller than 992 px show the overview chart instead (spec 000 §9, 001 §2).
+                tab === 'graph' && '[@media(min-height:992px)]:hidden',
+              )}
             >
               {TAB_LABELS[tab]}
             </Link>
           ))}
         </nav>
         {params.tab === 'history' ? <HistoryTab detail={detail} params={params} now={now} /> : null}
-        {params.tab === 'graph' ? graph ? <CheckGraph points={graph.points} now={now} /> : null : null}
+        {params.tab === 'graph' && graph ? (
+          <div className="[@media(min-height:992px)]:hidden" data-testid="graph-tab">
+            <CheckGraph points={graph.points} now={now} />
+          </div>
+        ) : null}
         {params.tab === 'spec' ? (
           <pre className="max-h-[50vh] overflow-auto rounded-md bg-muted p-3 font-mono text-xs" data-testid="check-spec">
             {detail.specYaml}
