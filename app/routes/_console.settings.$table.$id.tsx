@@ -7,9 +7,11 @@ import { InlineError } from '#app/components/inline-error.tsx'
 import { JobHistory } from '#app/components/resource-editor/job-history.tsx'
 import { ResourceForm, type FormFailure } from '#app/components/resource-editor/resource-form.tsx'
 import { ResourceTabs } from '#app/components/resource-editor/resource-tabs.tsx'
+import { CheckTypeFormView, CheckTypeGrid, CheckTypeTabs } from '#app/components/resource-editor/check-type-picker.tsx'
 import { SourceNotice } from '#app/components/resource-editor/source-notice.tsx'
 import { Toast } from '#app/components/toast.tsx'
 import { hasAccess } from '#app/lib/access.ts'
+import { canaryFromForm, canaryYamlFromForm, CUSTOM_CHECK_TYPE, getCheckTypeForm, type CheckFormErrors, type CheckFormValues } from '#app/lib/canary-check-forms.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import {
   buildPayload,
@@ -25,7 +27,8 @@ import {
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
-import { createResource, deleteResource, loadJobHistory, loadResource, updateResource, writeFailure } from './_console.settings.$table.server.ts'
+import { stringify } from 'yaml'
+import { checkFormIssues, createResource, deleteResource, loadJobHistory, loadResource, updateResource, writeFailure } from './_console.settings.$table.server.ts'
 
 export const handle = {
   title: (data) => {
@@ -36,6 +39,23 @@ export const handle = {
 } satisfies RouteHandle
 
 const NEW_ID = 'new'
+
+/**
+ * A new health check starts from the grid of check types; a chosen type opens its form, or the
+ * Code tab (always, for the custom type). Other kinds start in the YAML editor.
+ */
+type CheckPicker = { step: 'grid' } | { step: 'form' | 'code'; type: string }
+
+function checkPickerOf(kind: ResourceKind, url: URL): CheckPicker | null {
+  if (kind.table !== 'canaries') return null
+  const type = url.searchParams.get('type')
+  if (type === CUSTOM_CHECK_TYPE) return { step: 'code', type }
+  if (!type || !getCheckTypeForm(type)) return { step: 'grid' }
+  return { step: url.searchParams.get('view') === 'code' ? 'code' : 'form', type }
+}
+
+/** What a refused check type form hands back: its answers and the fields at fault. */
+type CheckFormFailure = { values: CheckFormValues; errors: CheckFormErrors; formError: string | null }
 
 function kindOf(table: string | undefined): ResourceKind {
   const kind = getEditorKind(table)
@@ -59,6 +79,8 @@ export async function loader(args: LoaderFunctionArgs) {
 
   if (id === NEW_ID) {
     if (!canWrite) throw errorResponse(403, { message: 'You do not have permission to access this page' })
+    const picker = checkPickerOf(kind, url)
+    const template = picker && picker.step !== 'grid' ? canaryYamlFromForm(getCheckTypeForm(picker.type), {}) : newResourceYaml(kind)
     return data(
       {
         ...base,
@@ -68,8 +90,9 @@ export async function loader(args: LoaderFunctionArgs) {
         missing: false,
         source: null,
         info: { readOnly: false, origin: 'the UI' },
-        values: { yaml: newResourceYaml(kind), name: '', namespace: '' },
-        version: 'new',
+        values: { yaml: template, name: '', namespace: '' },
+        version: `new:${picker && picker.step !== 'grid' ? `${picker.type}:${picker.step}` : ''}`,
+        picker,
         tab: 'spec' as const,
         jobs: null,
         dialog: null,
@@ -84,7 +107,7 @@ export async function loader(args: LoaderFunctionArgs) {
   })
   if (!row) {
     return data(
-      { ...base, mode: 'edit' as const, id, name: null, missing: true, source: null, info: { readOnly: true, origin: '' }, values: { yaml: '', name: '', namespace: '' }, version: '', tab: 'spec' as const, jobs: null, dialog: null },
+      { ...base, mode: 'edit' as const, id, name: null, missing: true, source: null, info: { readOnly: true, origin: '' }, values: { yaml: '', name: '', namespace: '' }, version: '', picker: null, tab: 'spec' as const, jobs: null, dialog: null },
       { status: 404, headers },
     )
   }
@@ -112,6 +135,7 @@ export async function loader(args: LoaderFunctionArgs) {
       info,
       values: { yaml: toResourceYaml(kind, row), name: row.name ?? '', namespace: row.namespace ?? '' },
       version: `${row.id}:${String(row.updated_at ?? '')}`,
+      picker: null,
       tab,
       jobs,
       dialog: url.searchParams.get('dialog') === 'delete' && canWrite && !info.readOnly ? ('delete' as const) : null,
@@ -120,8 +144,16 @@ export async function loader(args: LoaderFunctionArgs) {
   )
 }
 
-function refused(failure: FormFailure, status = 400) {
-  return data<FormFailure>(failure, { status })
+type ActionResult = FormFailure & { checkForm?: CheckFormFailure; view?: 'code' }
+
+function refused(failure: ActionResult, status = 400) {
+  return data<ActionResult>(failure, { status })
+}
+
+function formValues(form: FormData): CheckFormValues {
+  const values: CheckFormValues = {}
+  for (const [key, value] of form) if (typeof value === 'string' && key !== 'intent' && key !== 'checkType') values[key] = value
+  return values
 }
 
 /** A write the API refused, placed on the field it is about. */
@@ -140,6 +172,33 @@ export async function action(args: ActionFunctionArgs) {
   const form = await args.request.formData()
   const intent = String(form.get('intent') ?? '')
   const values = { yaml: String(form.get('yaml') ?? ''), name: String(form.get('name') ?? ''), namespace: String(form.get('namespace') ?? '') }
+
+  if (id === NEW_ID && (intent === 'create-from-form' || intent === 'form-to-code')) {
+    const checkForm = getCheckTypeForm(String(form.get('checkType') ?? ''))
+    if (kind.table !== 'canaries' || !checkForm) return refused({ error: null, formError: 'Unknown check type.', values })
+    const answers = formValues(form)
+    const names = { name: answers.name ?? '', namespace: answers.namespace ?? '' }
+    if (intent === 'form-to-code') return data<ActionResult>({ error: null, values: { ...names, yaml: canaryYamlFromForm(checkForm, answers) }, view: 'code' })
+    const fail = (errors: CheckFormErrors, formError: string | null = null, status = 400) =>
+      refused({ error: null, values: { ...names, yaml: '' }, checkForm: { values: answers, errors, formError } }, status)
+    const built = canaryFromForm(checkForm, answers)
+    if (!built.ok) return fail(built.errors)
+    const issues = checkFormIssues(checkForm, built.document)
+    if (Object.keys(issues.errors).length > 0 || issues.rest.length > 0) return fail(issues.errors, issues.rest.join('; ') || null)
+    const payload = buildPayload(kind, { ...names, yaml: stringify(built.document) })
+    if (!payload.ok) return fail(payload.error.field === 'spec' ? {} : { [payload.error.field]: payload.error.message }, payload.error.field === 'spec' ? payload.error.message : null)
+    let created: string | null
+    try {
+      created = await createResource(args, kind, payload.payload, session.user.id)
+    } catch (error) {
+      const { message } = writeFailure(error, kind, payload.payload)
+      const status = error instanceof GatewayError ? error.status : 500
+      return status === 409 ? fail({ name: message }, null, 409) : fail({}, message, status >= 400 && status < 600 ? status : 502)
+    }
+    throw redirect(created ? `/settings/${kind.table}/${created}` : `/settings/${kind.table}`, {
+      headers: { 'set-cookie': toastCookie(`${kind.singular} ${payload.payload.name} created successfully`) },
+    })
+  }
 
   if (id === NEW_ID) {
     if (intent !== 'save') return refused({ error: null, formError: 'Unknown action.', values })
@@ -195,7 +254,7 @@ export default function SettingsResourceRoute() {
   const loaded = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>() ?? null
   const navigation = useNavigation()
-  const { kind, mode, id, name, missing, info, source, canWrite, tab, jobs, dialog, toast, now } = loaded
+  const { kind, mode, id, name, missing, info, source, canWrite, tab, jobs, dialog, toast, now, picker } = loaded
   const listHref = `/settings/${kind.table}`
   const selfHref = id ? `${listHref}/${id}` : `${listHref}/${NEW_ID}`
   const busy = navigation.state === 'submitting' && navigation.formMethod?.toLowerCase() === 'post'
@@ -234,7 +293,18 @@ export default function SettingsResourceRoute() {
               ]}
             />
           ) : null}
-          {tab === 'spec' ? (
+          {picker?.step === 'grid' ? <CheckTypeGrid baseHref={selfHref} /> : null}
+          {picker && picker.step !== 'grid' ? <CheckTypeTabs baseHref={selfHref} type={picker.type} view={failure?.view ?? picker.step} /> : null}
+          {picker?.step === 'form' && failure?.view !== 'code' ? (
+            <CheckTypeFormView
+              form={getCheckTypeForm(picker.type)!}
+              values={failure?.checkForm?.values ?? {}}
+              errors={failure?.checkForm?.errors ?? {}}
+              formError={failure?.checkForm?.formError ?? failure?.formError}
+              busy={busy}
+              cancelHref={listHref}
+            />
+          ) : picker?.step === 'grid' ? null : tab === 'spec' ? (
             <>
               <SourceNotice info={info} source={source} />
               {!canWrite && !info.readOnly ? <p className="text-sm text-muted-foreground" data-testid="no-write-access">You can look at this resource but not change it.</p> : null}

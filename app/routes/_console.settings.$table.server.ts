@@ -1,5 +1,7 @@
 import { apiFetch, apiJson, GatewayError, signInRedirect, type ApiArgs } from '#app/lib/gateway.server.ts'
 import { parseContentRangeTotal } from '#app/lib/live-figures.server.ts'
+import { formFieldOfPath, type CheckFormErrors, type CheckTypeForm } from '#app/lib/canary-check-forms.ts'
+import { CanaryValidationError, parseCanaryObject } from '#server/backend/health/canary-document.ts'
 import {
   createPayload,
   jobHistoryQuery,
@@ -88,4 +90,24 @@ export async function updateResource(args: ApiArgs, kind: ResourceKind, id: stri
 /** Soft delete (http-api §4.7): the row stays, marked deleted at the server's now(). */
 export async function deleteResource(args: ApiArgs, kind: ResourceKind, id: string): Promise<void> {
   await apiJson(args, `/db/${kind.table}?id=eq.${id}`, { method: 'PATCH', json: { deleted_at: 'now()' }, headers: { prefer: 'return=representation' } })
+}
+
+/**
+ * A health check type form's answers checked against the Canary schema the API applies, so a
+ * problem shows on its field rather than as a path in a YAML the user never wrote.
+ */
+export function checkFormIssues(form: CheckTypeForm, document: Record<string, unknown>): { errors: CheckFormErrors; rest: string[] } {
+  const errors: CheckFormErrors = {}
+  const rest: string[] = []
+  try {
+    parseCanaryObject(document)
+  } catch (error) {
+    if (!(error instanceof CanaryValidationError)) throw error
+    for (const issue of error.issues) {
+      const field = formFieldOfPath(form, issue.path)
+      if (field && !errors[field]) errors[field] = issue.message
+      else if (!field) rest.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message)
+    }
+  }
+  return { errors, rest }
 }

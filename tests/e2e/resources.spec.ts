@@ -49,6 +49,10 @@ test.describe('resource editor', () => {
     await expect(page.getByTestId('resource-list-page')).toBeVisible()
     await page.getByTestId('resource-add').click()
     await expect(page).toHaveURL(/\/settings\/canaries\/new$/)
+    // A new health check starts from the grid of types; YAML is the custom one.
+    await expect(page.getByTestId('check-type-grid')).toBeVisible()
+    await page.getByTestId('check-type-custom').click()
+    await expect(page).toHaveURL(/\/settings\/canaries\/new\?type=custom$/)
 
     // A YAML syntax error is shown with its line, and nothing is stored.
     await page.getByTestId('resource-yaml').fill('spec:\n  http:\n    - name: a\n   url: [oops\n')
@@ -118,6 +122,56 @@ test.describe('resource editor', () => {
     await expect(page.getByTestId('resource-table').getByText(name, { exact: true })).toHaveCount(0)
     await page.goto(detailUrl)
     await expect(page.getByTestId('resource-missing')).toContainText('No resources found')
+  })
+
+  test('creates a health check from the type grid and its form, with errors on the fields', async ({ page }) => {
+    const name = `e2e-form-${project()}`
+    await signIn(page, '/settings/canaries/new')
+    await page.getByTestId('check-type-http').click()
+    await expect(page).toHaveURL(/type=http$/)
+    const form = page.getByTestId('check-type-form')
+    await expect(form).toHaveAttribute('data-type', 'http')
+    await expect(page.getByTestId('tab-form')).toHaveAttribute('aria-current', 'page')
+
+    // Back returns to the grid.
+    await page.getByTestId('check-type-back').click()
+    await expect(page.getByTestId('check-type-grid')).toBeVisible()
+    await page.getByTestId('check-type-http').click()
+
+    // Wrong answers stay in place with their reasons; the schema's limits show on the field.
+    await form.getByTestId('check-field-name').fill(name)
+    await form.getByTestId('check-field-namespace').fill('e2e')
+    await form.getByTestId('check-field-thresholdMillis').fill('fast')
+    await form.getByTestId('check-field-responseCodes').fill('999')
+    await form.getByTestId('check-form-save').click()
+    await expect(form.locator('#check-field-url-error')).toHaveText('URL is required.')
+    await expect(form.locator('#check-field-thresholdMillis-error')).toContainText('must be a number')
+    await expect(form.getByTestId('check-field-name')).toHaveValue(name)
+    await form.getByTestId('check-field-url').fill(`http://127.0.0.1:${E2E_PORT}/healthz`)
+    await form.getByTestId('check-field-thresholdMillis').fill('3000')
+    await form.getByTestId('check-form-save').click()
+    await expect(form.locator('#check-field-responseCodes-error')).toBeVisible()
+    await page.screenshot({ path: `${SHOTS}/resource-check-form-${project()}.png`, fullPage: true })
+
+    // 'Edit as YAML' carries the answers into the Code tab.
+    await form.getByTestId('check-field-responseCodes').fill('200')
+    await form.getByTestId('check-form-to-code').click()
+    await expect(page.getByTestId('resource-yaml')).toHaveValue(new RegExp(`name: ${name}[\\s\\S]*thresholdMillis: 3000`))
+    await expect(page.getByTestId('tab-code')).toHaveAttribute('aria-current', 'page')
+
+    // Back in the form, a valid answer creates the canary.
+    await page.getByTestId('tab-form').click()
+    await form.getByTestId('check-field-name').fill(name)
+    await form.getByTestId('check-field-namespace').fill('e2e')
+    await form.getByTestId('check-field-url').fill(`http://127.0.0.1:${E2E_PORT}/healthz`)
+    await form.getByTestId('check-field-responseCodes').fill('200')
+    await form.getByTestId('check-form-save').click()
+    await expect(page).toHaveURL(/\/settings\/canaries\/[0-9a-f-]{36}$/)
+    await expect(page.getByTestId('toast')).toContainText(`${name} created successfully`)
+    await expect(page.getByTestId('resource-yaml')).toHaveValue(/responseCodes:\s*- 200/)
+    await page.getByTestId('resource-delete').click()
+    await page.getByTestId('delete-dialog-confirm').click()
+    await expect(page).toHaveURL(/\/settings\/canaries$/)
   })
 
   test('demo canaries are read-only and show where they came from', async ({ page }) => {
