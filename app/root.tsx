@@ -1,6 +1,6 @@
 import type { LinksFunction, LoaderFunctionArgs } from '@remix-run/node'
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches } from '@remix-run/react'
-import { useSyncExternalStore, type ReactNode } from 'react'
+import { useEffect, useSyncExternalStore, type ReactNode } from 'react'
 import { GeneralErrorBoundary } from './components/error-boundary.tsx'
 import { useNonce } from './lib/nonce-provider.ts'
 import { documentTitle, getRouteTitle, PRODUCT_NAME } from './lib/route-handle.ts'
@@ -72,6 +72,11 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
+  // Marks the document once React has taken it over: browser tests that change the page's DOM
+  // directly wait for it, since hydration would otherwise put server values back.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = 'true'
+  }, [])
   return <Outlet />
 }
 

@@ -108,8 +108,10 @@ test.describe('identity screens', () => {
     await expect(page).toHaveURL(/\/health$/)
   })
 
-  test('a tampered CSRF token restarts the flow with the security message', async ({ page }) => {
+  test('a tampered CSRF token restarts the flow with the security message', async ({ page }, testInfo) => {
     await page.goto('/login?return_to=%2Fhealth')
+    // With JavaScript, tampering before hydration would be undone by React's first render.
+    if (testInfo.project.name === 'js') await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
     const form = page.getByTestId('password-login-form')
     await form.locator('input[name="csrf_token"]').evaluate((input: HTMLInputElement) => {
       input.value = `tampered-${input.value}`
