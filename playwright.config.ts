@@ -33,7 +33,7 @@ const chromium = {
 
 export default defineConfig({
   testDir: 'tests/e2e',
-  outputDir: process.env.LOOKOUT_E2E_OUTPUT ?? 'test-results/playwright',
+  outputDir: 'test-results/playwright',
   fullyParallel: false,
   workers: 1,
   retries: process.env.CI ? 1 : 0,

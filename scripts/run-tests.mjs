@@ -1,8 +1,8 @@
 // `npm test`: the whole suite, as CI runs it. Typecheck and lint, then unit and HTTP tests (vitest) twice — on
 // PGlite and on the PostgreSQL server — then the browser tests (Playwright in Debian's
 // Chromium) run against the real built server. Ends with one "N passed, N failed" line.
-import { spawn, spawnSync } from 'node:child_process'
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
 
@@ -106,44 +106,26 @@ async function createDatabase() {
   }
 }
 
-/**
- * One Playwright run (both projects, JS on and off) against its own server, port, database and
- * output folder, so the PGlite and PostgreSQL runs can go side by side. Its output is kept in a
- * file and printed whole when it ends, rather than interleaved with the other run's.
- */
 function runPlaywright(label, engineEnv) {
   const report = path.join(results, `playwright-${label}.json`)
-  const logFile = path.join(results, `playwright-${label}.log`)
-  return new Promise((resolve) => {
-    const log = createWriteStream(logFile)
-    const child = spawn(process.execPath, [path.join(root, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: report, LOOKOUT_CHROMIUM: chromium, LOOKOUT_E2E_OUTPUT: `test-results/playwright-${label}`, ...engineEnv },
-    })
-    child.stdout.pipe(log, { end: false })
-    child.stderr.pipe(log, { end: false })
-    child.once('close', (status) => {
-      log.end(() => {
-        console.log(`\n=== browser tests on ${label} (Playwright, Chromium, JS on and off) ===`)
-        console.log(readFileSync(logFile, 'utf8'))
-        if (status !== 0) failedRuns += 1
-        resolve(countPlaywright(report, `playwright on ${label}`))
-      })
-    })
+  run(`browser tests on ${label} (Playwright, Chromium, JS on and off)`, process.execPath, [path.join(root, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+    LOOKOUT_CHROMIUM: chromium,
+    ...engineEnv,
   })
+  lines.push(countPlaywright(report, `playwright on ${label}`))
 }
 
 if (existsSync(chromium)) {
   run('build the console', process.execPath, [path.join(root, 'scripts', 'ensure-build.mjs')], {})
-  const database = pgReachable ? await createDatabase() : null
-  try {
-    console.log(`\n=== browser tests on PGlite${database ? ' and on PostgreSQL, side by side' : ''} ===`)
-    const runs = [runPlaywright('PGlite', { LOOKOUT_E2E_PORT: '4311' })]
-    if (database) runs.push(runPlaywright('PostgreSQL', { LOOKOUT_E2E_PORT: '4312', LOOKOUT_E2E_DATABASE_URL: database.url }))
-    lines.push(...(await Promise.all(runs)))
-  } finally {
-    await database?.drop()
+  runPlaywright('PGlite', {})
+  if (pgReachable) {
+    const database = await createDatabase()
+    try {
+      runPlaywright('PostgreSQL', { LOOKOUT_E2E_DATABASE_URL: database.url })
+    } finally {
+      await database.drop()
+    }
   }
 } else {
   console.error(`Chromium is not installed at ${chromium}: install Debian's chromium package (apt-get install -y chromium).`)
