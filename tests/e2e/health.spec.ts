@@ -1,16 +1,8 @@
 import { expect, test, type Page } from '@playwright/test'
 import { E2E_TOKEN } from '../../playwright.config.ts'
+import { signInWithToken } from './support/sign-in.ts'
 
 const SHOTS = 'test-results/screenshots'
-
-async function signIn(page: Page, returnTo = '/health'): Promise<void> {
-  await page.goto(returnTo)
-  await expect(page).toHaveURL(/\/login\?return_to=/)
-  await page.getByTestId('token-sign-in-link').click()
-  await page.getByTestId('login-form').locator('input[name="token"]').fill(E2E_TOKEN)
-  await page.getByTestId('login-form').locator('button[type="submit"]').click()
-  await expect(page).toHaveURL(/\/health/)
-}
 
 const hasJs = () => test.info().project.name === 'js'
 
@@ -23,7 +15,7 @@ test.use({ viewport: { width: 1920, height: 1080 } })
 
 test.describe('health dashboard', () => {
   test('lists unhealthy checks by default and every filter, grouping, tab, sort and layout works', async ({ page }) => {
-    await signIn(page)
+    await signInWithToken(page)
     const table = page.getByTestId('health-table')
     await expect(table).toBeVisible()
     // Hide passing is on by default: only failing checks and groups that hold them.
@@ -105,7 +97,7 @@ test.describe('health dashboard', () => {
   })
 
   test('ignores __proto__ in the label filter and shows the empty state', async ({ page }) => {
-    await signIn(page)
+    await signInWithToken(page)
     await page.goto(`/health?labels=${encodeURIComponent('{"__proto__":1,"constructor":-1}')}`)
     await expect(page.getByTestId('health-table')).toBeVisible()
     await expect(page.getByTestId('filters-badge')).toHaveText('1')
@@ -114,7 +106,7 @@ test.describe('health dashboard', () => {
   })
 
   test('check detail panel: figures, tabs, history filters and Run Now', async ({ page }) => {
-    await signIn(page)
+    await signInWithToken(page)
     await page.goto('/health?hidePassing=false&groupBy=no_grouping')
     await page.getByTestId('check-link').first().click()
     await expect(page).toHaveURL(/checkId=.*timeRange=1h|timeRange=1h.*checkId=/)
@@ -173,7 +165,7 @@ test.describe('health dashboard', () => {
 
 test.describe('health board', () => {
   test('/view/health with a session shows unhealthy checks first and refreshes itself', async ({ page }) => {
-    await signIn(page)
+    await signInWithToken(page)
     await page.goto('/view/health?refresh=60')
     await expect(page.getByTestId('health-board')).toBeVisible()
     await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute('content', '60')

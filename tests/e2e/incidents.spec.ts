@@ -1,14 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import { E2E_TOKEN } from '../../playwright.config.ts'
-
-async function signIn(page: Page, returnTo: string): Promise<void> {
-  await page.goto(returnTo)
-  await expect(page).toHaveURL(/\/login\?return_to=/)
-  await page.getByTestId('token-sign-in-link').click()
-  await page.getByTestId('login-form').locator('input[name="token"]').fill(E2E_TOKEN)
-  await page.getByTestId('login-form').locator('button[type="submit"]').click()
-  await expect(page).toHaveURL(new RegExp(`${returnTo.replace(/[?]/g, '\\?')}$`))
-}
+import { signInWithToken } from './support/sign-in.ts'
 
 /** The demo data's failing refunds check, read through the API the way any client would. */
 async function getFailingCheckId(page: Page): Promise<string> {
@@ -31,7 +23,7 @@ test.describe('incidents', () => {
     const hasJs = testInfo.project.name === 'js'
     const suffix = `${testInfo.project.name}-${Date.now()}`
     const title = `Checkout errors ${suffix}`
-    await signIn(page, '/incidents')
+    await signInWithToken(page, '/incidents')
 
     // Create: the spec's messages first, then the incident, open by default.
     await page.getByTestId('create-incident-open').click()

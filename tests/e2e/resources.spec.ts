@@ -1,5 +1,6 @@
-import { expect, test, type Page } from '@playwright/test'
-import { E2E_PORT, E2E_TOKEN } from '../../playwright.config.ts'
+import { expect, test } from '@playwright/test'
+import { E2E_PORT } from '../../playwright.config.ts'
+import { signInWithToken } from './support/sign-in.ts'
 
 /**
  * The generic resource editor (spec 002 §2): canaries and incident rules written as YAML,
@@ -7,16 +8,6 @@ import { E2E_PORT, E2E_TOKEN } from '../../playwright.config.ts'
  * with a job history tab. Runs with and without JavaScript against one server, so every
  * name carries the project name.
  */
-
-async function signIn(page: Page, returnTo: string): Promise<void> {
-  await page.goto(returnTo)
-  await expect(page).toHaveURL(/\/login\?return_to=/)
-  await page.getByTestId('token-sign-in-link').click()
-  await expect(page).toHaveURL(/\/login\/token\?return_to=/)
-  await page.getByTestId('login-form').locator('input[name="token"]').fill(E2E_TOKEN)
-  await page.getByTestId('login-form').locator('button[type="submit"]').click()
-  await expect(page).toHaveURL(new RegExp(`${returnTo.replace(/[?]/g, '\\?')}$`))
-}
 
 const SHOTS = 'test-results/screenshots'
 const project = () => test.info().project.name
@@ -45,7 +36,7 @@ test.describe('resource editor', () => {
     test.setTimeout(120_000)
     const name = `e2e-canary-${project()}`
     const checkName = `e2e-healthz-${project()}`
-    await signIn(page, '/settings/canaries')
+    await signInWithToken(page, '/settings/canaries')
     await expect(page.getByTestId('resource-list-page')).toBeVisible()
     await page.getByTestId('resource-add').click()
     await expect(page).toHaveURL(/\/settings\/canaries\/new$/)
@@ -126,7 +117,7 @@ test.describe('resource editor', () => {
 
   test('creates a health check from the type grid and its form, with errors on the fields', async ({ page }) => {
     const name = `e2e-form-${project()}`
-    await signIn(page, '/settings/canaries/new')
+    await signInWithToken(page, '/settings/canaries/new')
     await page.getByTestId('check-type-http').click()
     await expect(page).toHaveURL(/type=http$/)
     const form = page.getByTestId('check-type-form')
@@ -175,7 +166,7 @@ test.describe('resource editor', () => {
   })
 
   test('demo canaries are read-only and show where they came from', async ({ page }) => {
-    await signIn(page, '/settings/canaries')
+    await signInWithToken(page, '/settings/canaries')
     const demo = page.getByTestId('resource-table').locator('tr', { has: page.getByTestId('resource-source').getByText('Demo', { exact: true }) }).first()
     await demo.getByTestId('resource-link').click()
     await expect(page).toHaveURL(/\/settings\/canaries\/[0-9a-f-]{36}$/)
@@ -192,7 +183,7 @@ test.describe('resource editor', () => {
 
   test('incident rules: created from YAML, bad ones refused', async ({ page }) => {
     const name = `e2e-rule-${project()}`
-    await signIn(page, '/settings/incident_rules')
+    await signInWithToken(page, '/settings/incident_rules')
     await page.getByTestId('resource-add').click()
     await expect(page.getByTestId('resource-namespace')).toHaveCount(0)
 
@@ -226,7 +217,7 @@ test.describe('resource editor', () => {
   })
 
   test('job history details open in a modal with only the tabs that have content', async ({ page }) => {
-    await signIn(page, '/settings/topologies')
+    await signInWithToken(page, '/settings/topologies')
     await page.getByTestId('resource-table').getByTestId('resource-link').first().click()
     await expect(page).toHaveURL(/\/settings\/topologies\/[0-9a-f-]{36}$/)
     await page.getByTestId('tab-jobs').click()
@@ -246,7 +237,7 @@ test.describe('resource editor', () => {
   })
 
   test('unknown tables and ids', async ({ page }) => {
-    await signIn(page, '/settings/canaries')
+    await signInWithToken(page, '/settings/canaries')
     const missing = await page.goto('/settings/canaries/00000000-0000-0000-0000-00000000dead')
     expect(missing?.status()).toBe(404)
     await expect(page.getByTestId('resource-missing')).toContainText('No resources found')

@@ -1,15 +1,6 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test } from '@playwright/test'
 import { E2E_TOKEN } from '../../playwright.config.ts'
-
-async function signIn(page: Page, returnTo = '/health'): Promise<void> {
-  await page.goto(returnTo)
-  await expect(page).toHaveURL(/\/login\?return_to=/)
-  await page.getByTestId('token-sign-in-link').click()
-  await expect(page).toHaveURL(/\/login\/token\?return_to=/)
-  await page.getByTestId('login-form').locator('input[name="token"]').fill(E2E_TOKEN)
-  await page.getByTestId('login-form').locator('button[type="submit"]').click()
-  await expect(page).toHaveURL(new RegExp(`${returnTo.replace(/[?]/g, '\\?')}$`))
-}
+import { signInWithToken } from './support/sign-in.ts'
 
 const ROUTES = [
   '/topology',
@@ -65,7 +56,7 @@ test.describe('console shell', () => {
       if (message.type() === 'error') problems.push(message.text())
     })
     page.on('pageerror', (error) => problems.push(error.message))
-    await signIn(page)
+    await signInWithToken(page)
     const sidebar = page.getByTestId('sidebar')
     for (const name of ['dashboard', 'health', 'incidents', 'catalog', 'logs', 'playbooks', 'applications']) {
       await expect(sidebar.getByTestId(`nav-${name}`)).toBeVisible()
@@ -90,7 +81,7 @@ test.describe('console shell', () => {
   test('every route of the route map renders inside the shell', async ({ page }) => {
     // One navigation per route of the map: give the whole walk time on a busy machine.
     test.setTimeout(180_000)
-    await signIn(page)
+    await signInWithToken(page)
     for (const route of ROUTES) {
       const response = await page.goto(route)
       expect(response?.status(), route).toBe(200)
@@ -100,7 +91,7 @@ test.describe('console shell', () => {
   })
 
   test('keeps the sidebar collapsed across reloads', async ({ page }) => {
-    await signIn(page)
+    await signInWithToken(page)
     const sidebar = page.getByTestId('sidebar')
     const expandedWidth = (await sidebar.boundingBox())!.width
     await page.getByTestId('sidebar-toggle').click()
@@ -121,7 +112,7 @@ test.describe('console shell', () => {
       })
     expect((await set('true')).status()).toBe(201)
     try {
-      await signIn(page)
+      await signInWithToken(page)
       await expect(page.getByTestId('nav-incidents')).toHaveCount(0)
       await expect(page.getByTestId('nav-health')).toBeVisible()
       const disabled = await page.goto('/incidents')
@@ -132,7 +123,7 @@ test.describe('console shell', () => {
   })
 
   test('signs out back to the sign-in page', async ({ page }) => {
-    await signIn(page, '/catalog')
+    await signInWithToken(page, '/catalog')
     await page.getByTestId('user-menu').locator('summary').click()
     await page.getByTestId('sign-out').click()
     await expect(page).toHaveURL(/\/login/)
