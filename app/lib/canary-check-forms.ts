@@ -181,71 +181,71 @@ function listOf(text: string): string[] {
 }
 
 /**
- * The Canary document a type form describes, or the fields at fault. Only shape is judged here
- * (numbers are numbers, required fields are filled); the canary validation the API applies to
- * every write still runs when it is saved.
+ * One answer as the check's field wants it. `value` is always the best reading (the text where
+ * it is not a number), so the Code tab can show what was typed; `error` says why a save refuses it.
  */
-export function canaryFromForm(form: CheckTypeForm, values: CheckFormValues): { ok: true; document: Record<string, unknown> } | { ok: false; errors: CheckFormErrors } {
-  const errors: CheckFormErrors = {}
+function readField(field: CheckField, raw: string): { value: unknown; error?: string } {
+  if (field.kind === 'number') {
+    const number = Number(raw)
+    return Number.isFinite(number) && number >= 0 ? { value: number } : { value: raw, error: `${field.label} must be a number of 0 or more.` }
+  }
+  if (field.kind === 'number-list') {
+    const items = listOf(raw).map((item) => (Number.isInteger(Number(item)) ? Number(item) : item))
+    return items.every((item) => typeof item === 'number') ? { value: items } : { value: items, error: `${field.label} must be whole numbers separated by commas.` }
+  }
+  if (field.kind === 'list') return { value: listOf(raw) }
+  if (field.kind === 'select' && field.options && !field.options.includes(raw)) return { value: raw, error: `${field.label} must be one of ${field.options.join(', ')}.` }
+  return { value: raw }
+}
+
+/** The canary a type form describes, every answer in its best reading, with the refusals. */
+function readCanary(form: CheckTypeForm, values: CheckFormValues, fallbackCheckName: string) {
   const text = (name: string) => (values[name] ?? '').trim()
-  if (!text('name')) errors.name = 'Name is required.'
-  const check: Record<string, unknown> = { name: text('checkName') || text('name') }
+  const errors: CheckFormErrors = {}
+  const check: Record<string, unknown> = { name: text('checkName') || text('name') || fallbackCheckName }
   for (const field of form.fields) {
     const raw = text(field.name)
     if (!raw) {
       if (field.required) errors[field.name] = `${field.label} is required.`
       continue
     }
-    if (field.kind === 'number') {
-      const number = Number(raw)
-      if (!Number.isFinite(number) || number < 0) errors[field.name] = `${field.label} must be a number of 0 or more.`
-      else setPath(check, field.name, number)
-    } else if (field.kind === 'number-list') {
-      const numbers = listOf(raw).map(Number)
-      if (numbers.some((number) => !Number.isInteger(number))) errors[field.name] = `${field.label} must be whole numbers separated by commas.`
-      else setPath(check, field.name, numbers)
-    } else if (field.kind === 'list') {
-      setPath(check, field.name, listOf(raw))
-    } else if (field.kind === 'select' && field.options && !field.options.includes(raw)) {
-      errors[field.name] = `${field.label} must be one of ${field.options.join(', ')}.`
-    } else {
-      setPath(check, field.name, raw)
-    }
+    const read = readField(field, raw)
+    if (read.error) errors[field.name] = read.error
+    setPath(check, field.name, read.value)
   }
-  if (Object.keys(errors).length > 0) return { ok: false, errors }
-  return {
-    ok: true,
-    document: {
-      apiVersion: 'canaries.flanksource.com/v1',
-      kind: 'Canary',
-      metadata: { name: text('name'), namespace: text('namespace') || 'default' },
-      spec: { schedule: text('schedule') || DEFAULT_SCHEDULE, [form.type]: [check] },
-    },
+  const document = {
+    apiVersion: 'canaries.flanksource.com/v1',
+    kind: 'Canary',
+    metadata: { name: text('name'), namespace: text('namespace') || 'default' },
+    spec: { schedule: text('schedule') || DEFAULT_SCHEDULE, [form.type]: [check] },
   }
+  return { document, check, errors }
 }
 
-/** The YAML the Code tab starts from: the form's answers, or the type's placeholders. */
+/**
+ * The Canary document a type form describes, or the fields at fault. Only shape is judged here
+ * (numbers are numbers, required fields are filled); the canary validation the API applies to
+ * every write still runs when it is saved.
+ */
+export function canaryFromForm(form: CheckTypeForm, values: CheckFormValues): { ok: true; document: Record<string, unknown> } | { ok: false; errors: CheckFormErrors } {
+  const { document, errors } = readCanary(form, values, '')
+  if (!(values.name ?? '').trim()) errors.name = 'Name is required.'
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, document }
+}
+
+/** The YAML the Code tab starts from: the form's answers, with the type's placeholders for required fields left empty. */
 export function canaryYamlFromForm(form: CheckTypeForm | undefined, values: CheckFormValues): string {
-  const name = (values.name ?? '').trim()
-  const namespace = (values.namespace ?? '').trim() || 'default'
-  const schedule = (values.schedule ?? '').trim() || DEFAULT_SCHEDULE
-  if (!form) return stringify({ apiVersion: 'canaries.flanksource.com/v1', kind: 'Canary', metadata: { name, namespace }, spec: { schedule } }, { lineWidth: 0 })
-  const check: Record<string, unknown> = { name: (values.checkName ?? '').trim() || name || `${form.type}-check` }
-  for (const field of form.fields) {
-    const raw = (values[field.name] ?? '').trim()
-    if (raw) {
-      const number = Number(raw)
-      const value =
-        field.kind === 'number' && Number.isFinite(number) ? number
-        : field.kind === 'number-list' ? listOf(raw).map((item) => (Number.isFinite(Number(item)) ? Number(item) : item))
-        : field.kind === 'list' ? listOf(raw)
-        : raw
-      setPath(check, field.name, value)
-    } else if (field.required) {
-      setPath(check, field.name, field.placeholder ?? '')
-    }
+  if (!form) {
+    const name = (values.name ?? '').trim()
+    const namespace = (values.namespace ?? '').trim() || 'default'
+    const schedule = (values.schedule ?? '').trim() || DEFAULT_SCHEDULE
+    return stringify({ apiVersion: 'canaries.flanksource.com/v1', kind: 'Canary', metadata: { name, namespace }, spec: { schedule } }, { lineWidth: 0 })
   }
-  return stringify({ apiVersion: 'canaries.flanksource.com/v1', kind: 'Canary', metadata: { name, namespace }, spec: { schedule, [form.type]: [check] } }, { lineWidth: 0 })
+  const { document, check } = readCanary(form, values, `${form.type}-check`)
+  for (const field of form.fields) {
+    if (field.required && !(values[field.name] ?? '').trim()) setPath(check, field.name, field.placeholder ?? '')
+  }
+  return stringify(document, { lineWidth: 0 })
 }
 
 /**
