@@ -93,7 +93,7 @@ async function main(): Promise<void> {
         schedule: '@every 30s',
         http: Array.from({ length: PER_CANARY }, (_, index) => ({ name: `check-${index}`, url: `${peer.url}/c${canary}/${index}`, responseCodes: [200] })),
       },
-    })
+    }, { trustedWriter: 'server' })
   }
   console.log(`database ${dbEngine}; ${CHECKS} checks created in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`)
 

@@ -79,7 +79,9 @@ async function call(method: string, route: string, body?: unknown, accept = 'app
   } catch (error) {
     throw new CliError(`cannot reach ${endpoint(route)}: ${(error as Error).cause ?? (error as Error).message}`)
   }
-  if (response.status === 401 || response.status === 403) throw new CliError(`${response.status}: not allowed (check LOOKOUT_TOKEN)`)
+  if (response.status === 401) throw new CliError(`${response.status}: not allowed (check LOOKOUT_TOKEN)`)
+  // A 403 may name its reason (e.g. exec checks need the exec permission): show it.
+  if (response.status === 403) throw new CliError(`${response.status}: not allowed (check LOOKOUT_TOKEN): ${await errorText(response)}`)
   return response
 }
 

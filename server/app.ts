@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express'
 import type { Logger } from 'pino'
 import type { Db } from '#server/db/client.ts'
+import { isConnectionFailure } from '#server/db/outage.ts'
 import type { Env } from '#server/env.ts'
 import { createHttpLogger } from '#server/logger.ts'
 import { createGatewayHandler } from '#server/gateway/gateway-router.ts'
@@ -81,6 +82,12 @@ export function createApp(options: AppOptions): LookoutApp {
   if (options.console) app.use(options.console)
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (isConnectionFailure(error)) {
+      req.log?.warn({ err: error }, 'database unavailable')
+      res.setHeader('Retry-After', '1')
+      sendGatewayError(req, res, 503, 'database_unavailable', 'The database is not reachable right now; try again in a moment.')
+      return
+    }
     req.log?.error({ err: error }, 'request failed')
     sendGatewayError(req, res, 500, 'internal', 'Internal Server Error')
   })

@@ -81,10 +81,13 @@ export const GLOBAL_OBJECTS = [
   'logs',
   'agent',
   'artifact',
+  // Running processes: exec checks, scrapers and actions (admin only unless granted).
+  'exec',
 ] as const
 
 export const BASE_ACTIONS = ['read', 'update', 'create', 'delete', '*', 'create,read,update,delete'] as const
 export const PLAYBOOK_ACTIONS = ['playbook:run', 'playbook:approve', 'playbook:*'] as const
+export const EXEC_ACTIONS = ['exec:run'] as const
 
 export type PermissionFormValues = {
   subject_type: string
@@ -141,6 +144,7 @@ export function subjectKindOf(subjectType: string): SubjectKind | null {
 /** Playbook actions only make sense on playbooks: a playbook resource or the playbooks object. */
 export function actionsFor(values: Pick<PermissionFormValues, 'resource_kind' | 'object'>): string[] {
   const playbooks = values.resource_kind === 'playbook' || (values.resource_kind === 'global' && values.object === 'playbooks')
+  if (values.resource_kind === 'global' && values.object === 'exec') return [...EXEC_ACTIONS, '*']
   return playbooks ? [...BASE_ACTIONS, ...PLAYBOOK_ACTIONS] : [...BASE_ACTIONS]
 }
 

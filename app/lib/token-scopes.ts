@@ -2,7 +2,7 @@
  * The scopes an access token can be limited to (spec 002 §3): mcp has the single action '*',
  * playbooks add playbook:approve and playbook:run, the rest read/create/update/delete.
  */
-export const SCOPE_OBJECTS = ['mcp', 'canaries', 'catalog', 'application', 'playbooks', 'notification'] as const
+export const SCOPE_OBJECTS = ['mcp', 'canaries', 'catalog', 'application', 'playbooks', 'notification', 'exec'] as const
 
 const CRUD = ['read', 'create', 'update', 'delete'] as const
 
@@ -13,6 +13,8 @@ export const SCOPE_ACTIONS: Record<(typeof SCOPE_OBJECTS)[number], readonly stri
   application: CRUD,
   playbooks: [...CRUD, 'playbook:approve', 'playbook:run'],
   notification: CRUD,
+  // A token writing exec checks (e.g. CI applying canaries) must be given this explicitly.
+  exec: ['exec:run'],
 }
 
 export type ScopeEntry = { subject: ''; object: string; action: string }

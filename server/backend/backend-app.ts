@@ -24,6 +24,8 @@ import { createMailer } from './identity/mail/mailer.ts'
 import { createPeopleRouter } from './people/people.routes.ts'
 import { createPostgrestRouter, type ValidateWriteInput, type ValidateWriteResult } from './postgrest/router.ts'
 import { createPermissionWriteValidator } from './rbac/permission-escalation.ts'
+import { createExecWriteValidator } from './rbac/exec-permission.ts'
+import { recordSpecTrust } from './health/check-trust.ts'
 import { incidentWriteValidator } from './incidents/incident-write-validator.ts'
 import { resourceSpecValidator } from './resource-spec-validator.ts'
 import { createAuthorizer, type Authorizer } from './rbac/authorizer.ts'
@@ -63,7 +65,13 @@ export function createBackend(options: {
   })
   const authorizer = createAuthorizer(db)
   const dbAuthorization = createDbAuthorization({ db, authorizer, logger })
-  const writeValidators = [createPermissionWriteValidator(authorizer), incidentWriteValidator, resourceSpecValidator]
+  // Exec first: a spec that would run a process is refused for who writes it before its shape is judged.
+  const execValidator = createExecWriteValidator(authorizer, {
+    onCanarySpec: async (spec, subject, holdsExec) => {
+      if (holdsExec) await recordSpecTrust(db, spec, subject)
+    },
+  })
+  const writeValidators = [createPermissionWriteValidator(authorizer), execValidator, incidentWriteValidator, resourceSpecValidator]
   const validateDataWrite = async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
     for (const validate of writeValidators) {
       const verdict = await validate(input)
@@ -135,7 +143,7 @@ export function createBackend(options: {
     }),
   )
 
-  router.use('/canary', createCanaryRouter({ db, engine: options.engine, logger }))
+  router.use('/canary', createCanaryRouter({ db, engine: options.engine, logger, authorizer }))
 
   // Sub-bases whose service has not been built yet answer honestly instead of 404.
   for (const subBase of SUB_BASES) {

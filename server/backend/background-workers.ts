@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { Db } from '#server/db/client.ts'
+import { isConnectionFailure } from '#server/db/outage.ts'
 import type { Env } from '#server/env.ts'
 import { createEventConsumer } from './events/event-consumer.ts'
 import { createCheckEngine, type CheckEngine } from './health/check-engine.ts'
@@ -23,13 +24,32 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
     databaseUrl: env.DATABASE_URL,
     handlers: { ...createIncidentRulesHandlers(db, logger) },
   })
+  const log = logger.child({ component: 'background-workers' })
+  let retry: NodeJS.Timeout | null = null
+  let delayMs = 1_000
+  // The engine registers itself in the database first; a database that is down at that moment
+  // delays the start (retried with a backoff) instead of ending the process.
+  const startEngine = () => {
+    retry = null
+    engine.start().then(
+      () => undefined,
+      (error: unknown) => {
+        log[isConnectionFailure(error) ? 'warn' : 'error']({ err: error, retryInMs: delayMs }, 'check engine could not start; retrying')
+        retry = setTimeout(startEngine, delayMs)
+        retry.unref()
+        delayMs = Math.min(delayMs * 2, 30_000)
+      },
+    )
+  }
   return {
     engine,
     async start() {
-      engine.start()
+      startEngine()
       await events.start()
     },
     async stop() {
+      if (retry) clearTimeout(retry)
+      retry = null
       await events.stop()
       await engine.stop()
     },

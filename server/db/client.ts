@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
 import type { PGlite, Transaction as PGliteTransaction } from '@electric-sql/pglite'
+import { isConnectionFailure } from './outage.ts'
 
 /**
  * The one database interface every part of Lookout talks to. Two engines stand behind it:
@@ -45,7 +46,8 @@ export async function createPostgresDb(
     // Set as a startup parameter: a query on 'connect' would race the caller's first query.
     options: `-c TimeZone=UTC${timeout}`,
   })
-  // A dropped idle connection must not crash the process; the pool replaces it.
+  // A dropped idle connection must not crash the process; the pool replaces it, and the next
+  // query reports the outage (connection-failure errors, see outage.ts).
   pool.on('error', () => undefined)
   await pool.query('SELECT 1')
 
@@ -66,16 +68,26 @@ export async function createPostgresDb(
     exec: root.exec,
     async transaction(fn) {
       const client = await pool.connect()
+      // The pool listens for errors on idle clients only: a checked-out client whose server
+      // restarts would otherwise raise an unhandled 'error' event and end the process.
+      let broken: unknown
+      const onError = (error: Error) => {
+        broken ??= error
+      }
+      client.on('error', onError)
       try {
         await client.query('BEGIN')
         const result = await fn(wrap(client))
         await client.query('COMMIT')
         return result
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined)
+        if (broken === undefined && isConnectionFailure(error)) broken = error
+        if (broken === undefined) await client.query('ROLLBACK').catch(() => undefined)
         throw error
       } finally {
-        client.release()
+        client.removeListener('error', onError)
+        // A broken connection is destroyed, not handed to the next caller.
+        client.release(broken === undefined ? undefined : broken instanceof Error ? broken : new Error(String(broken)))
       }
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

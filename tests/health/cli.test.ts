@@ -8,8 +8,8 @@ import express from 'express'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
 import { ROOT } from '#tests/support/processes.ts'
-import { createCanaryRouter } from '#server/backend/health/canary.routes.ts'
-import { canaryYaml, silentLogger } from './health-fixtures.ts'
+import { createTestApp, TEST_TOKEN } from '#tests/support/test-app.ts'
+import { canaryYaml } from './health-fixtures.ts'
 
 let testDb: TestDb
 let server: http.Server
@@ -18,8 +18,9 @@ const seenAuth: string[] = []
 
 beforeAll(async () => {
   testDb = await createTestDb()
+  // The whole server (authentication, RBAC, the exec permission), as the CLI meets it.
   const app = express()
-  app.use('/api/canary', (req, _res, next) => { seenAuth.push(req.headers.authorization ?? ''); next() }, createCanaryRouter({ db: testDb.db, logger: silentLogger }))
+  app.use((req, _res, next) => { seenAuth.push(req.headers.authorization ?? ''); next() }, createTestApp(testDb.db).app)
   server = http.createServer(app)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -32,7 +33,7 @@ afterAll(async () => {
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'bin/lookout.ts'), ...args], {
-      env: { ...process.env, LOOKOUT_URL: url, LOOKOUT_TOKEN: 'cli-token' },
+      env: { ...process.env, LOOKOUT_URL: url, LOOKOUT_TOKEN: TEST_TOKEN },
     }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }))
   })
 }
@@ -47,7 +48,7 @@ it('applies a folder of canaries, fails with the field path on a bad spec, lists
   expect(applied.code).toBe(0)
   expect(applied.stdout).toContain('canary default/cli-a created (1 checks)')
   expect(applied.stdout).toContain('canary default/cli-c created (1 checks)')
-  expect(seenAuth).toContain('Bearer cli-token')
+  expect(seenAuth).toContain(`Bearer ${TEST_TOKEN}`)
   expect((await cli('apply', '-f', path.join(dir, 'a.yaml'))).stdout).toContain('canary default/cli-a configured')
 
   const badFile = path.join(dir, 'bad.yaml')

@@ -3,6 +3,7 @@ import { hostname } from 'node:os'
 import pg from 'pg'
 import type { Logger } from 'pino'
 import type { Db, Queryable } from '#server/db/client.ts'
+import { createOutageGate, isConnectionFailure } from '#server/db/outage.ts'
 
 /**
  * A consumer of `event_queue` (data-model §10.4), the table database triggers fill with
@@ -125,6 +126,9 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
   let wakeAgain = false
   let listener: pg.Client | null = null
   let listenRetry: NodeJS.Timeout | null = null
+  // A database outage pauses polling (one log line, growing backoff) until a poll gets through.
+  const outage = createOutageGate({ logger: log, what: 'the event consumer' })
+  let listenerDown = false
 
   /** Claims and handles one due event; false when none is due. */
   async function handleOne(): Promise<boolean> {
@@ -167,13 +171,15 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
 
   async function worker(): Promise<number> {
     let count = 0
-    while (!stopping) {
+    while (!stopping && outage.ready()) {
       let handled: boolean
       try {
         handled = await handleOne()
+        outage.succeeded()
       } catch (error) {
-        // The queue itself failed (connection lost, ...): try again on the next poll.
-        log.warn({ err: error }, 'event queue poll failed')
+        // The queue itself failed: try again on the next poll (after a backoff when the
+        // connection is gone; the claimed event's transaction rolled back with it).
+        if (!outage.failed(error)) log.warn({ err: error }, 'event queue poll failed')
         break
       }
       if (!handled) break
@@ -226,11 +232,12 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
       listenRetry = setTimeout(() => {
         listenRetry = null
         void listen()
-      }, Math.max(pollMs, 1_000))
+      }, Math.max(pollMs, 1_000, outage.delayMs()))
       listenRetry.unref?.()
     }
     client.on('error', (error) => {
-      log.warn({ err: error }, 'event queue listener lost its connection; polling until it is back')
+      if (!listenerDown) log.warn({ err: error }, 'event queue listener lost its connection; polling until it is back')
+      listenerDown = true
       retry()
     })
     client.on('notification', (message) => {
@@ -244,8 +251,12 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
         return
       }
       listener = client
+      if (listenerDown) log.info('event queue listener connected again')
+      listenerDown = false
     } catch (error) {
-      log.warn({ err: error }, 'could not LISTEN for event queue updates; polling only')
+      // During an outage every reconnect fails the same way: say so once.
+      if (!listenerDown || !isConnectionFailure(error)) log.warn({ err: error }, 'could not LISTEN for event queue updates; polling only')
+      listenerDown = true
       retry()
     }
   }

@@ -1,6 +1,7 @@
 import type { Db } from '#server/db/client.ts'
 import type { CanaryInput } from './canary-document.ts'
 import { LOCAL_AGENT_ID, syncCanaries } from './canary-sync.ts'
+import { recordSpecTrust, type SpecWriter } from './check-trust.ts'
 
 export type CanaryRecord = {
   id: string
@@ -20,13 +21,17 @@ const COLUMNS = 'id, name, namespace, labels, annotations, spec, source, created
 /**
  * Creates or updates the live local canary with this namespace/name (whatever its source), then
  * materialises its checks at once, so the caller can read them back in the same request.
+ * `trustedWriter` says who vouches for the spec's network targets (check-trust.ts): the server
+ * itself for in-process writes, an exec holder, or nobody (null) — never defaulted, so a new
+ * caller has to decide.
  */
 export async function applyCanary(
   db: Db,
   input: CanaryInput,
-  options: { source?: string; createdBy?: string | null } = {},
+  options: { source?: string; createdBy?: string | null; trustedWriter: SpecWriter | null },
 ): Promise<{ canary: CanaryRecord; created: boolean }> {
   const outcome = await db.transaction(async (tx) => {
+    if (options.trustedWriter) await recordSpecTrust(tx, input.spec, options.trustedWriter)
     const existing = await tx.query<{ id: string }>(
       `SELECT id FROM canaries WHERE agent_id = $1 AND namespace = $2 AND name = $3 AND deleted_at IS NULL
        ORDER BY created_at LIMIT 1 FOR UPDATE`,

@@ -2,6 +2,9 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Logger } from 'pino'
 import { stringify } from 'yaml'
 import type { Db } from '#server/db/client.ts'
+import type { Principal } from '#server/backend/identity/credentials.ts'
+import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
+import { execRefusal, holdsExec, processParts, subjectOf } from '#server/backend/rbac/exec-permission.ts'
 import { CanaryValidationError, parseCanaryObject, parseCanaryText, toCanaryDocument, type CanaryInput } from './canary-document.ts'
 import { applyCanary, deleteCanary, findCanary, listCanaries, type CanaryRecord } from './canary-store.ts'
 import { getCheckGraph, getChecksSummaryJson, parseTimeParam, SummaryInputError } from './canary-summary.ts'
@@ -16,6 +19,8 @@ export type CanaryRouterOptions = {
   logger: Logger
   /** RBAC hook; Run Now asks for canaries:create (http-api §2.6.1). Permissive when absent. */
   authorize?: (req: Request, permission: CanaryPermission) => boolean | Promise<boolean>
+  /** Decides the exec permission (exec checks) and whose specs may reach this server's addresses; without it nobody holds exec. */
+  authorizer?: Authorizer
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -93,6 +98,16 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
   const { db, logger } = options
   const engine = options.engine ?? createCheckEngine({ db, logger })
   const router = express.Router()
+  // text/plain is YAML for CLIs, but a page of another site can post it with the visitor's
+  // session cookie (no preflight): a session must send application/yaml or JSON.
+  router.use((req, res, next) => {
+    const via = (res.locals.principal as { via?: string } | undefined)?.via
+    if ((via === 'session' || via === 'kratos-session') && req.is('text/plain')) {
+      res.status(415).json({ error: 'text/plain is not accepted with a session cookie: send application/yaml or application/json' })
+      return
+    }
+    next()
+  })
   router.use(express.text({ type: YAML_TYPES, limit: '2mb' }))
   router.use(express.json({ limit: '2mb' }))
 
@@ -100,6 +115,27 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
     options.authorize ? options.authorize(req, { object: 'canaries', action }) : true
   const deny = (res: Response, action: string) =>
     res.status(403).json({ error: `forbidden: canaries:${action} is required` })
+
+  /**
+   * Refuses (403, nothing stored) specs that start a process when the caller lacks exec;
+   * otherwise says who vouches for the specs' network targets (an exec holder, or nobody).
+   */
+  const execGate = async (res: Response, inputs: CanaryInput[]): Promise<{ trusted: boolean } | undefined> => {
+    const principal = res.locals.principal as Principal | undefined
+    const authorizer = options.authorizer
+    const subject = principal ? subjectOf(principal) : undefined
+    for (const [index, input] of inputs.entries()) {
+      const refusal = authorizer && subject
+        ? await execRefusal(authorizer, subject, 'canary', input.spec, inputs.length > 1 ? `[${index}].spec` : 'spec')
+        : undefined
+      const unauthorizable = (!authorizer || !subject) && processParts('canary', input.spec).length > 0
+      if (refusal || unauthorizable) {
+        res.status(403).json({ error: refusal ?? 'exec checks need the exec permission, which you do not hold' })
+        return undefined
+      }
+    }
+    return { trusted: Boolean(authorizer && subject && (await holdsExec(authorizer, subject))) }
+  }
 
   const summary: Handler = async (req, res) => {
     const started = Date.now()
@@ -224,12 +260,16 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
   router.post('/api/canaries', handle(async (req, res) => {
     if (!(await allowed(req, 'create'))) return void deny(res, 'create')
     const inputs = inputsFromBody(req)
+    const gate = await execGate(res, inputs)
+    if (!gate) return
     const source = firstString(req.query.source) === 'KubernetesCRD' ? 'KubernetesCRD' : 'UI'
-    const createdBy = (req as Request & { user?: { id?: string } }).user?.id
+    const principal = res.locals.principal as Principal | undefined
+    const createdBy = principal?.personId
+    const trustedWriter = gate.trusted && principal ? subjectOf(principal) : null
     const applied: Record<string, unknown>[] = []
     let anyCreated = false
     for (const input of inputs) {
-      const { canary, created } = await applyCanary(db, input, { source, createdBy: createdBy && UUID.test(createdBy) ? createdBy : null })
+      const { canary, created } = await applyCanary(db, input, { source, createdBy: createdBy && UUID.test(createdBy) ? createdBy : null, trustedWriter })
       anyCreated ||= created
       applied.push(await present(canary, { created }))
     }
@@ -249,7 +289,10 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
     if (input.name !== existing.name || input.namespace !== existing.namespace) {
       throw new CanaryValidationError([{ path: 'metadata.name', message: `must stay ${existing.namespace}/${existing.name}; create a new canary to rename` }])
     }
-    const { canary } = await applyCanary(db, input)
+    const gate = await execGate(res, inputs)
+    if (!gate) return
+    const principal = res.locals.principal as Principal | undefined
+    const { canary } = await applyCanary(db, input, { trustedWriter: gate.trusted && principal ? subjectOf(principal) : null })
     res.json(await present(canary, { created: false }))
   }))
 

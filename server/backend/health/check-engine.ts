@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import type { Db } from '#server/db/client.ts'
+import { createOutageGate } from '#server/db/outage.ts'
 import { CHECK_RUNNERS, timeoutFor, unsupportedRunner } from './check-runners.ts'
 import type { CheckResult, CheckRunContext, StoredConnection } from './check-result.ts'
 import { runCheck } from './check-run.ts'
@@ -120,6 +121,11 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
   let flushing: Promise<void> | null = null
   let claiming = false
   const schedules = new Map<string, Schedule | null>()
+  // Across a database outage every loop below waits on this gate instead of failing each tick.
+  const outage = createOutageGate({ logger: log, what: 'the check engine' })
+  // Runs whose store failed on a lost connection: the commit may have happened, so they are
+  // checked against check_statuses before being stored again (a run is never recorded twice).
+  const uncertain = new Set<CompletedRun>()
 
   const scheduleOf = (text: string | null): Schedule | null => {
     if (!text) return null
@@ -221,7 +227,7 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
   }
 
   async function claimDue(): Promise<void> {
-    if (claiming || stopping || !started) return
+    if (claiming || stopping || !started || !outage.ready()) return
     claiming = true
     try {
       for (;;) {
@@ -240,22 +246,52 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
            RETURNING s.check_id, s.canary_id, s.schedule, s.next_run_at, ${CLAIM_COLUMNS}`,
           [processId, limit, leaseMs],
         )
+        outage.succeeded()
         for (const claim of rows) launch(claim)
         if (rows.length < limit) return
       }
     } catch (error) {
-      log.error({ err: error }, 'claiming due checks failed')
+      if (!outage.failed(error)) log.error({ err: error }, 'claiming due checks failed')
     } finally {
       claiming = false
     }
   }
 
+  /** Drops the runs of a batch whose earlier, failed-looking store did commit. */
+  async function withoutStored(batch: CompletedRun[]): Promise<CompletedRun[]> {
+    const keys = batch.flatMap((run, key) => {
+      if (!uncertain.has(run)) return []
+      const index = run.results.findIndex((result) => !result.transformed)
+      const first = run.results[index]
+      // The time of the run's first status row, as storeRuns writes it.
+      return first ? [{ key, check_id: run.checkId, time: new Date(first.start.getTime() + index).toISOString() }] : []
+    })
+    for (const run of batch) uncertain.delete(run)
+    if (keys.length === 0) return batch
+    const { rows } = await db.query<{ key: number }>(
+      `SELECT x.key FROM jsonb_to_recordset($1::jsonb) AS x(key integer, check_id uuid, time timestamptz)
+       WHERE EXISTS (SELECT 1 FROM check_statuses s WHERE s.check_id = x.check_id AND s.time = x.time)`,
+      [JSON.stringify(keys)],
+    )
+    const stored = new Set(rows.map((row) => Number(row.key)))
+    return batch.filter((_run, key) => !stored.has(key))
+  }
+
   function flush(): Promise<void> {
     if (flushing) return flushing
-    if (pending.length === 0) return Promise.resolve()
+    if (pending.length === 0 || !outage.ready()) return Promise.resolve()
     const batch = pending.splice(0, pending.length)
-    flushing = storeRuns(db, batch, processId)
+    flushing = withoutStored(batch)
+      .then((runs) => storeRuns(db, runs, processId))
+      .then(() => outage.succeeded())
       .catch((error: unknown) => {
+        if (outage.failed(error)) {
+          // Kept for the next flush once the database is back; the leases expire meanwhile, so
+          // another process may run these checks again, but no result is lost.
+          for (const run of batch) uncertain.add(run)
+          pending.unshift(...batch)
+          return
+        }
         log.error({ err: error, runs: batch.length }, 'storing check results failed; releasing their leases')
         return db
           .query('UPDATE lookout.check_schedule SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1 AND check_id = ANY($2::uuid[])', [processId, batch.map((run) => run.checkId)])
@@ -268,18 +304,24 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
   }
 
   async function renewLeases(): Promise<void> {
-    if (inFlight.size === 0 && pending.length === 0) return
+    if ((inFlight.size === 0 && pending.length === 0) || !outage.ready()) return
     await db
       .query(`UPDATE lookout.check_schedule SET lease_until = now() + $2 * interval '1 millisecond' WHERE lease_owner = $1`, [processId, leaseMs])
-      .catch((error: unknown) => log.warn({ err: error }, 'renewing check leases failed'))
+      .then(() => outage.succeeded())
+      .catch((error: unknown) => {
+        if (!outage.failed(error)) log.warn({ err: error }, 'renewing check leases failed')
+      })
     await db.query('UPDATE lookout.check_engines SET heartbeat_at = now() WHERE process_id = $1', [processId]).catch(() => undefined)
   }
 
   async function sync(): Promise<SyncOutcome> {
+    if (!outage.ready()) return { synced: 0, removed: 0, skipped: true }
     try {
-      return await syncCanaries(db, { logger: log })
+      const outcome = await syncCanaries(db, { logger: log })
+      outage.succeeded()
+      return outcome
     } catch (error) {
-      log.error({ err: error }, 'canary sync failed')
+      if (!outage.failed(error)) log.error({ err: error }, 'canary sync failed')
       return { synced: 0, removed: 0, skipped: true }
     }
   }
@@ -352,17 +394,28 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
       if (started) return
       started = true
       stopping = false
-      await db.query(
-        `INSERT INTO lookout.check_engines (process_id, hostname) VALUES ($1, $2)
-         ON CONFLICT (process_id) DO UPDATE SET heartbeat_at = now(), started_at = now()`,
-        [processId, hostname()],
-      )
+      try {
+        await db.query(
+          `INSERT INTO lookout.check_engines (process_id, hostname) VALUES ($1, $2)
+           ON CONFLICT (process_id) DO UPDATE SET heartbeat_at = now(), started_at = now()`,
+          [processId, hostname()],
+        )
+      } catch (error) {
+        // Not started, so a later start() can try again.
+        started = false
+        throw error
+      }
       await sync()
       every(pollMs, claimDue)
       every(flushMs, flush)
       every(Math.max(200, Math.floor(leaseMs / 3)), renewLeases)
       every(syncMs, sync)
-      every(pruneMs, () => prune().catch((error: unknown) => log.warn({ err: error }, 'pruning check statuses failed')))
+      every(pruneMs, () => {
+        if (!outage.ready()) return
+        return prune().catch((error: unknown) => {
+          if (!outage.failed(error)) log.warn({ err: error }, 'pruning check statuses failed')
+        })
+      })
       void claimDue()
       log.info({ concurrency, leaseMs }, 'check engine started')
     },

@@ -1,6 +1,7 @@
 import { failResult, invalidResult, newResult, TYPES_WITHOUT_EXPRESSIONS, type CheckResult, type CheckRunContext, type CheckRunner } from './check-result.ts'
 import { parseDurationMs } from './duration.ts'
 import { asBoolean, asText, evaluateTemplateObject, isTemplateSet, type TemplateObjectInput } from './expressions.ts'
+import { serverRedactor } from '#server/ops/secret-redaction.ts'
 
 /**
  * One execution of one check, as the reference evaluates it (resource-specs §1.4): retries
@@ -78,8 +79,26 @@ export async function runCheck(
     attempt += 1
     const withinBudget = budgetMs > 0 ? Date.now() - firstAttemptAt + intervalMs < budgetMs : true
     const attemptsLeft = maxRetries > 0 ? attempt <= maxRetries : budgetMs > 0
-    if (!retriesOn || !failed || invalid || !withinBudget || !attemptsLeft || stop.aborted) return results
+    if (!retriesOn || !failed || invalid || !withinBudget || !attemptsLeft || stop.aborted) return results.map(redactResult)
     await sleep(intervalMs, stop)
+  }
+}
+
+/**
+ * Output leaves the run with the server's secrets scrubbed (secret-redaction.ts): whatever a
+ * script printed or an error quoted, the stored status, job history and Run Now answer carry
+ * none of them. Expressions above saw the real output, so tests still judge it.
+ */
+export function redactResult(result: CheckResult): CheckResult {
+  const redactor = serverRedactor()
+  if (redactor.secretCount === 0) return result
+  return {
+    ...result,
+    message: redactor.redactText(result.message),
+    errors: result.errors.map((error) => redactor.redactText(error)),
+    data: redactor.redact(result.data),
+    detail: redactor.redact(result.detail),
+    ...(result.transformed ? { transformed: redactor.redact(result.transformed) } : {}),
   }
 }
 

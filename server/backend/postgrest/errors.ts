@@ -1,3 +1,5 @@
+import { connectionFailureDetails, connectionFailureOf } from '#server/db/outage.ts'
+
 /**
  * PostgREST-shaped errors: every failure leaves the engine as `{code, message, details, hint}`
  * with the HTTP status PostgREST 12 would use, so clients that branch on `code` keep working.
@@ -40,6 +42,20 @@ export function bodyError(message: string): PostgrestError {
 
 export function unknownColumn(relation: string, column: string): PostgrestError {
   return new PostgrestError(400, '42703', `column ${relation}.${column} does not exist`)
+}
+
+/**
+ * PostgREST's answers when the database cannot be used (v12 Error.hs): PGRST000 when no
+ * connection opens, PGRST001 when one breaks under the request, PGRST003 (504) when the pool
+ * stays busy past its checkout wait. A restart shows as 503 until the server is back.
+ */
+export function connectionError(error: unknown): PostgrestError | null {
+  const kind = connectionFailureOf(error)
+  if (!kind) return null
+  const details = connectionFailureDetails(error)
+  if (kind === 'connect') return new PostgrestError(503, 'PGRST000', 'Database connection error. Retrying the connection.', details)
+  if (kind === 'lost') return new PostgrestError(503, 'PGRST001', 'Database client error. Retrying the connection.', details)
+  return new PostgrestError(504, 'PGRST003', 'Timed out acquiring connection from connection pool.')
 }
 
 type DatabaseErrorLike = { code?: unknown; message?: unknown; detail?: unknown; hint?: unknown }
@@ -109,6 +125,8 @@ export function statusForSqlState(code: string, authenticated: boolean): number 
  */
 export function toPostgrestError(error: unknown, authenticated: boolean): PostgrestError {
   if (error instanceof PostgrestError) return error
+  const connection = connectionError(error)
+  if (connection) return connection
   if (isDatabaseError(error)) {
     const message = typeof error.message === 'string' ? error.message : 'database error'
     const detail = typeof error.detail === 'string' ? error.detail : null

@@ -128,8 +128,8 @@ export function mappedRelations(): { tables: string[]; routines: string[] } {
 
 /**
  * The area a permission object falls in when a caller names only the object (e.g. a handler
- * checking `playbooks:playbook:run`). Objects outside the matrix (mcp) have no area: only `*`
- * grants and stored permissions on that object reach them.
+ * checking `playbooks:playbook:run`). Objects outside the matrix (mcp, exec) have no area: only
+ * `*` grants and stored permissions on that object reach them.
  */
 const OBJECT_AREAS: Record<string, Area> = {
   canaries: 'canaries',
@@ -164,7 +164,7 @@ export function areaOfObject(object: string): Area | undefined {
 
 /** Every permission object a request can carry: token scopes deny the ones not chosen. */
 export function permissionObjects(): string[] {
-  const objects = new Set<string>(['mcp', 'logs', 'kubernetes-proxy', 'agent-push', 'auth'])
+  const objects = new Set<string>(['mcp', 'exec', 'logs', 'kubernetes-proxy', 'agent-push', 'auth'])
   for (const access of [...RELATIONS.values(), ...ROUTINES.values()]) objects.add(access.object)
   for (const object of Object.keys(OBJECT_AREAS)) objects.add(object)
   return [...objects].sort()
@@ -181,4 +181,6 @@ export const SCOPABLE_ACTIONS = [
   'playbook:cancel',
   'mcp:use',
   'mcp:run',
+  // Running processes (exec checks, scrapers, actions): see rbac/exec-permission.ts.
+  'exec:run',
 ] as const

@@ -6,6 +6,23 @@ import { envValue } from './check-inputs.ts'
 const MAX_OUTPUT_BYTES = 1024 * 1024
 
 /**
+ * What a script inherits from the server: enough to find programs and a home, nothing else.
+ * The server's environment holds its database URL, bootstrap token and mail credentials; a
+ * script gets only these and the `env` its own spec sets.
+ */
+const INHERITED = ['PATH', 'HOME', 'LANG'] as const
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
+export function execEnvironment(specEnv: Record<string, string>, source: Record<string, string | undefined> = process.env): Record<string, string> {
+  const env: Record<string, string> = { PATH: DEFAULT_PATH }
+  for (const name of INHERITED) {
+    const value = source[name]
+    if (value) env[name] = value
+  }
+  return { ...env, ...specEnv }
+}
+
+/**
  * `exec` (§1.7.5): the script runs under bash (or its shebang's interpreter); stdout and stderr
  * are captured (1 MiB each) and trimmed. The process group is killed on timeout so a hung child
  * of the script cannot outlive the check.
@@ -28,7 +45,7 @@ export const runExecCheck: CheckRunner = async (spec, context) => {
     : ['bash', ['-c', script]]
   const started = performance.now()
   const outcome = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string; launchError?: string }>((resolve) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command, args, { env: execEnvironment(env) as NodeJS.ProcessEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     const out: Buffer[] = []
     const err: Buffer[] = []
     let outSize = 0

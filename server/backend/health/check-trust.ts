@@ -1,0 +1,70 @@
+import type { Queryable } from '#server/db/client.ts'
+import type { AccessSubject, Authorizer } from '#server/backend/rbac/authorizer.ts'
+import { holdsExec } from '#server/backend/rbac/exec-permission.ts'
+
+/**
+ * Whose canary may reach this server's own addresses (issue 10). Someone who may run shell
+ * commands on the server (the exec permission) can reach anything the server can, so their
+ * checks are not fenced in; everyone else's are. The mark is recorded per spec content, so a
+ * later edit by anyone without exec (through any write path) leaves the spec untrusted.
+ */
+export type SpecWriter = 'server' | AccessSubject
+
+const SERVER = 'server'
+
+export async function recordSpecTrust(db: Queryable, spec: unknown, writer: SpecWriter): Promise<void> {
+  if (spec === undefined || spec === null) return
+  const person = writer === SERVER ? null : 'personId' in writer ? writer : null
+  if (writer !== SERVER && !person) return
+  await db.query(
+    `INSERT INTO lookout.check_spec_trust (spec_hash, trusted_by, via, roles)
+     VALUES (md5($1::jsonb::text), $2, $3, $4)
+     ON CONFLICT (spec_hash, trusted_by) DO UPDATE SET via = EXCLUDED.via, roles = EXCLUDED.roles, recorded_at = now()`,
+    [JSON.stringify(spec), person ? person.personId : SERVER, person?.via ?? null, person?.roles ?? []],
+  )
+}
+
+export type CheckTrust = {
+  /** Whether the canary's current spec may reach this server's own and link-local addresses. */
+  trusts(canaryId: string): Promise<boolean>
+}
+
+/**
+ * Answers are cached briefly (the authorizer caches policy for 3 s as well), so a spec change or
+ * a lost grant takes effect within seconds in every process.
+ */
+export function createCheckTrust(options: { db: Queryable; authorizer: Authorizer; cacheTtlMs?: number }): CheckTrust {
+  const ttl = options.cacheTtlMs ?? 5_000
+  const cache = new Map<string, { at: number; value: Promise<boolean> }>()
+
+  async function decide(canaryId: string): Promise<boolean> {
+    const { rows } = await options.db.query<{ trusted_by: string; via: string | null; roles: string[] | null }>(
+      `SELECT t.trusted_by, t.via, t.roles FROM canaries c
+       JOIN lookout.check_spec_trust t ON t.spec_hash = md5(c.spec::text)
+       WHERE c.id = $1`,
+      [canaryId],
+    )
+    if (rows.some((row) => row.trusted_by === SERVER)) return true
+    for (const row of rows) {
+      const subject: AccessSubject = { personId: row.trusted_by, roles: row.roles ?? [], ...(row.via ? { via: row.via } : {}) }
+      if (await holdsExec(options.authorizer, subject)) return true
+    }
+    return false
+  }
+
+  return {
+    trusts(canaryId) {
+      const now = Date.now()
+      const hit = cache.get(canaryId)
+      if (hit && now - hit.at < ttl) return hit.value
+      const value = decide(canaryId)
+      cache.set(canaryId, { at: now, value })
+      value.catch(() => cache.delete(canaryId))
+      if (cache.size > 10_000) {
+        const oldest = cache.keys().next().value
+        if (oldest !== undefined) cache.delete(oldest)
+      }
+      return value
+    },
+  }
+}
