@@ -23,6 +23,7 @@ import { resolveKratosSession } from './identity/kratos/sessions.ts'
 import { createMailer } from './identity/mail/mailer.ts'
 import { createPeopleRouter } from './people/people.routes.ts'
 import { createPostgrestRouter, type ValidateWriteInput, type ValidateWriteResult } from './postgrest/router.ts'
+import { connectionError } from './postgrest/errors.ts'
 import { createPermissionWriteValidator } from './rbac/permission-escalation.ts'
 import { createExecWriteValidator } from './rbac/exec-permission.ts'
 import { recordSpecTrust } from './health/check-trust.ts'
@@ -165,6 +166,19 @@ export function createBackend(options: {
     const status = (error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode
     if (status && status >= 400 && status < 500) {
       res.status(status).json({ error: 'invalid', message: (error as Error).message })
+      return
+    }
+    const outage = connectionError(error)
+    if (outage) {
+      // A database restart is the operator's event, not a bug: one warning, and a 503 to retry.
+      req.log?.warn({ err: error }, 'database unavailable')
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
+      res.status(outage.status).set('Retry-After', '1')
+      if (req.path === '/db' || req.path.startsWith('/db/')) res.json(outage.toBody())
+      else res.json({ error: 'database_unavailable', message: 'The database is not reachable right now; try again in a moment.' })
       return
     }
     req.log?.error({ err: error }, 'backend request failed')
