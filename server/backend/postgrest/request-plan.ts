@@ -351,3 +351,26 @@ function checkTree(node: PlanNode, tree: LogicTree) {
     } else checkTree(node, child)
   }
 }
+
+/**
+ * Every relation a plan reads besides its root, each once, in the order first met: embedded
+ * resources at every depth (filters, logic trees and related order can only name embeds of the
+ * select, so those are all here) and the junctions many-to-many embeds test. An embed of the
+ * root's own relation is listed too: the root's answer may rest on its id filter, which says
+ * nothing about the embedded rows.
+ */
+export function relatedRelations(root: PlanNode): Relation[] {
+  const found = new Map<string, Relation>()
+  const visit = (node: PlanNode) => {
+    const embeds = new Set<EmbedNode>(node.embeds.values())
+    for (const item of node.items) if (item.kind === 'embed') embeds.add(item.node)
+    for (const embed of embeds) {
+      if (!found.has(embed.relation.name)) found.set(embed.relation.name, embed.relation)
+      const junction = embed.relationship.junction?.relation
+      if (junction && !found.has(junction.name)) found.set(junction.name, junction)
+      visit(embed)
+    }
+  }
+  visit(root)
+  return [...found.values()]
+}

@@ -9,7 +9,7 @@ import {
   requestedRange,
   type Preferences,
 } from './negotiation.ts'
-import { AliasCounter, buildPlan, classifyParams, type PlanNode, type QueryParams } from './request-plan.ts'
+import { AliasCounter, buildPlan, classifyParams, relatedRelations, type PlanNode, type QueryParams } from './request-plan.ts'
 import { SchemaCache, type Relation, type Routine } from './schema-cache.ts'
 import {
   Params,
@@ -25,13 +25,23 @@ import {
 } from './sql-builder.ts'
 import { deleteCte, insertCte, parseJsonBody, requireFilters, updateCte } from './write-sql.ts'
 
+/**
+ * One relation a request touches. The hook is asked first about the top relation or function
+ * (`related: false`, the method's action), then once per distinct relation reached from it
+ * (`related: true`, action `read`): embeds at any depth, including those only filtered or
+ * ordered on, many-to-many junctions, and the relation whose rows an RPC returns. Any refusal
+ * ends the request before it reaches the database.
+ */
 export type AuthorizeRequest = {
   relation: string
   kind: 'table' | 'rpc'
   action: 'read' | 'create' | 'update' | 'delete'
+  /** Absent or false: the top relation or function. */
+  related?: boolean
   req: express.Request
 }
-export type AuthorizeResult = { allowed: true } | { allowed: false; status: 401 | 403; message: string }
+/** 404 is answered with an empty body, as for a path outside the API. */
+export type AuthorizeResult = { allowed: true } | { allowed: false; status: 401 | 403 | 404; message: string }
 
 /** What a write validator sees: the parsed body rows (none for DELETE) of one write request. */
 export type ValidateWriteInput = {
@@ -304,8 +314,32 @@ function pickRoutine(schema: string, name: string, routines: Routine[], keys: st
   throw routineNotFound(schema, name, keys)
 }
 
+/** A refusal answered with its status alone, like the guard's 404 for what the API does not serve. */
+class BareRefusal extends Error {
+  constructor(readonly status: number) {
+    super('refused')
+  }
+}
+
+type Authorize = (request: Omit<AuthorizeRequest, 'req'>) => Promise<void>
+
+function authorizer(options: PostgrestRouterOptions, req: express.Request): Authorize {
+  return async (request) => {
+    if (!options.authorize) return
+    const verdict = await options.authorize({ ...request, req })
+    if (verdict.allowed) return
+    if (verdict.status === 404) throw new BareRefusal(404)
+    throw new PostgrestError(verdict.status, '42501', verdict.message)
+  }
+}
+
+async function authorizeRelated(authorize: Authorize, names: string[]): Promise<void> {
+  for (const relation of new Set(names)) await authorize({ relation, kind: 'table', action: 'read', related: true })
+}
+
 async function callRoutine(
   engine: Engine,
+  authorize: Authorize,
   req: express.Request,
   name: string,
   search: string,
@@ -363,6 +397,9 @@ async function callRoutine(
   if (returns.kind === 'composite') {
     const relation = routineReturnsRelation(routine)!
     const node = buildPlan(engine.cache, relation, params, new AliasCounter(), { allowEmbeds: returns.relation !== null })
+    // The rows are the returned relation's, whatever function produced them.
+    const source = returns.relation?.name ?? returns.hiddenRelation
+    await authorizeRelated(authorize, [...(source ? [source] : []), ...relatedRelations(node).map((rel) => rel.name)])
     const single = !returns.set
     const effectiveFormat = single && format === 'array' ? 'object' : format
     return readRows(engine, req, node, call, effectiveFormat, prefs, { readOnly, singleComposite: single && format === 'array' })
@@ -411,10 +448,8 @@ async function handle(engine: Engine, options: PostgrestRouterOptions, req: expr
     throw new PostgrestError(404, 'PGRST125', `Invalid path specified in request URL`)
   }
   const name = isRpc ? segments[1]! : segments[0]!
-  if (options.authorize) {
-    const verdict = await options.authorize({ relation: name, kind: isRpc ? 'rpc' : 'table', action, req })
-    if (!verdict.allowed) throw new PostgrestError(verdict.status, '42501', verdict.message)
-  }
+  const authorize = authorizer(options, req)
+  await authorize({ relation: name, kind: isRpc ? 'rpc' : 'table', action, related: false })
   checkProfile(req, engine.schema)
   await engine.cache.load()
   const prefs = parsePrefer(req.headers.prefer)
@@ -430,13 +465,14 @@ async function handle(engine: Engine, options: PostgrestRouterOptions, req: expr
       checkContentType(req)
       rawBody = await readBody(req, limitBody)
     }
-    return callRoutine(engine, req, name, search, rawBody, format, prefs)
+    return callRoutine(engine, authorize, req, name, search, rawBody, format, prefs)
   }
 
   const relation = engine.cache.relation(name)
   if (!relation) throw relationNotFound(engine.schema, name)
   const params = classifyParams(search)
   const node = buildPlan(engine.cache, relation, params, new AliasCounter())
+  await authorizeRelated(authorize, relatedRelations(node).map((rel) => rel.name))
   if (method === 'GET' || method === 'HEAD') {
     return readRows(engine, req, node, () => relationSql(relation), format, prefs)
   }
@@ -491,6 +527,7 @@ export function createPostgrestRouter(options: PostgrestRouterOptions): express.
     handle(engine, options, req).then(
       (reply) => send(res, req.method === 'HEAD' ? { ...reply, body: null } : reply),
       (error: unknown) => {
+        if (error instanceof BareRefusal) return send(res, { status: error.status, headers: {}, body: null })
         const failure = toPostgrestError(error, isAuthenticated(req))
         const extra = (error as { headers?: Record<string, string> }).headers ?? {}
         send(res, {

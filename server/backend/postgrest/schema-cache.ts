@@ -59,7 +59,17 @@ export type FunctionArgument = { name: string; type: string; hasDefault: boolean
 export type RoutineReturn =
   | { kind: 'scalar'; type: string; set: boolean }
   | { kind: 'void' }
-  | { kind: 'composite'; set: boolean; relation: Relation | null; columns: Column[] }
+  | {
+      kind: 'composite'
+      set: boolean
+      relation: Relation | null
+      columns: Column[]
+      /**
+       * `schema.name` of a table or view outside the exposed schema whose rows the function
+       * returns (e.g. `identity.sessions`): such rows are never served, whatever the function.
+       */
+      hiddenRelation: string | null
+    }
 
 export type Routine = {
   oid: number
@@ -102,6 +112,9 @@ type RoutineRow = {
   rettype: string
   rettypekind: string
   retrelid: number | string
+  retrelschema: string | null
+  retrelname: string | null
+  retrelkind: string | null
 }
 
 const RELATIONS_SQL = `
@@ -152,10 +165,13 @@ SELECT p.oid::int8 AS oid, p.proname AS name, p.proretset AS retset, p.provolati
   p.proargnames AS argnames,
   p.proargmodes::text[] AS argmodes,
   ARRAY(SELECT format_type(u.t, NULL) FROM unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) WITH ORDINALITY AS u(t, i) ORDER BY u.i) AS argtypes,
-  format_type(p.prorettype, NULL) AS rettype, rt.typtype::text AS rettypekind, rt.typrelid::int8 AS retrelid
+  format_type(p.prorettype, NULL) AS rettype, rt.typtype::text AS rettypekind, rt.typrelid::int8 AS retrelid,
+  rn.nspname AS retrelschema, rc.relname AS retrelname, rc.relkind::text AS retrelkind
 FROM pg_proc p
 JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_type rt ON rt.oid = p.prorettype
+LEFT JOIN pg_class rc ON rc.oid = rt.typrelid
+LEFT JOIN pg_namespace rn ON rn.oid = rc.relnamespace
 WHERE n.nspname = $1 AND p.prokind = 'f'`
 
 const RELATION_KINDS: Record<string, Relation['kind']> = {
@@ -478,9 +494,20 @@ export class SchemaCache {
       if (row.rettype === 'void') returns = { kind: 'void' }
       else if (row.rettypekind === 'c') {
         const relation = byOid.get(retrelid) ?? null
-        returns = { kind: 'composite', set: row.retset, relation, columns: relation?.columns ?? columnsByRelation.get(retrelid) ?? [] }
+        // A stand-alone composite type (relkind 'c') is only a shape; a table or view elsewhere holds rows.
+        const hiddenRelation =
+          !relation && row.retrelkind && row.retrelkind !== 'c' && row.retrelschema && row.retrelname
+            ? `${row.retrelschema}.${row.retrelname}`
+            : null
+        returns = {
+          kind: 'composite',
+          set: row.retset,
+          relation,
+          columns: relation?.columns ?? columnsByRelation.get(retrelid) ?? [],
+          hiddenRelation,
+        }
       } else if (row.rettype === 'record' && outputs.length > 0) {
-        returns = { kind: 'composite', set: row.retset, relation: null, columns: outputs }
+        returns = { kind: 'composite', set: row.retset, relation: null, columns: outputs, hiddenRelation: null }
       } else returns = { kind: 'scalar', type: row.rettype, set: row.retset }
       const routine: Routine = { oid: Number(row.oid), name: row.name, args: inputs, returns, volatile: row.volatility === 'v' }
       const list = routines.get(routine.name) ?? []

@@ -105,7 +105,9 @@ const POLICY_RELATIONS = new Set(['permissions', 'permission_groups', 'casbin_ru
  * answers 404 with an empty body (http-api.md §4.1) and never reaches the database. `authorize`
  * is the router's hook: a refusal keeps PostgREST's error shape (`{code: "42501", message,
  * details, hint}`) because PostgREST clients parse that body, with the message and X-Rbac-*
- * headers of the RBAC middleware so both kinds of client see the same refusal.
+ * headers of the RBAC middleware so both kinds of client see the same refusal. The router asks
+ * about every relation a request reaches (embeds, junctions, an RPC's result rows): each gets
+ * the answer a direct read of it gets, the guard's 404 included.
  */
 export function createDbAuthorization(options: { db: Db; authorizer: Authorizer; logger?: Logger }) {
   const { db, authorizer, logger } = options
@@ -133,12 +135,12 @@ export function createDbAuthorization(options: { db: Db; authorizer: Authorizer;
     next()
   }
 
-  async function authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
+  async function decide(request: AuthorizeRequest): Promise<AuthorizeResult> {
     const res = request.req.res
     const principal = res ? principalOrUndefined(res) : undefined
     if (!principal) return { allowed: false, status: 401, message: 'Not logged in' }
     const access = relationAccess(request.relation, request.kind)
-    if (!access) return { allowed: false, status: 403, message: ACCESS_DENIED }
+    if (!access) return { allowed: false, status: 404, message: 'Not found' }
     // Deliberate departure from the spec's matrix (docs/decisions/005): the token table is never
     // served through the data API, to anyone. Its rows are credentials (hashes, owners, expiry);
     // an editor who could insert one for an admin would hold the admin's power. Tokens are
@@ -148,7 +150,8 @@ export function createDbAuthorization(options: { db: Db; authorizer: Authorizer;
       return { allowed: false, status: 403, message: ACCESS_DENIED }
     }
     let resource: ResourceRef | undefined
-    const id = access.resource ? singleId(request.req) : undefined
+    // The query's id filter names rows of the top relation only, never those of an embed.
+    const id = access.resource && !request.related ? singleId(request.req) : undefined
     if (id && (await authorizer.dependsOnResource(principal, access.object, access.area))) {
       resource = await loadResource(db, request.relation, access, id)
     }
@@ -157,6 +160,19 @@ export function createDbAuthorization(options: { db: Db; authorizer: Authorizer;
     logger?.info({ subject: principal.personId, reason: decision.reason }, 'access denied')
     if (res) rbacHeaders(res, principal.personId, access.object, request.action)
     return { allowed: false, status: 403, message: ACCESS_DENIED }
+  }
+
+  // A relation can come up several times in one request (the top level, embeds at any depth).
+  const decided = new WeakMap<Request, Map<string, Promise<AuthorizeResult>>>()
+
+  function authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    const id = request.related ? '' : (singleId(request.req) ?? '')
+    const key = `${request.kind}\u0000${request.relation}\u0000${request.action}\u0000${id}`
+    let verdicts = decided.get(request.req)
+    if (!verdicts) decided.set(request.req, (verdicts = new Map()))
+    let verdict = verdicts.get(key)
+    if (!verdict) verdicts.set(key, (verdict = decide(request)))
+    return verdict
   }
 
   return { guard, authorize }
