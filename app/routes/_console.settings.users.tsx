@@ -13,7 +13,8 @@ import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
-import { hasAccess } from '#app/lib/access.ts'
+import { hasAccess, isAdmin, type SessionInfo } from '#app/lib/access.ts'
+import { ROLE_MATRIX } from '#server/backend/rbac/role-matrix.ts'
 import { apiJson, GatewayError } from '#app/lib/gateway.server.ts'
 import { ROLE_SUBJECTS } from '#app/lib/permissions-form.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
@@ -35,6 +36,19 @@ const InviteSchema = z.object({
 type InviteValues = { firstName: string; lastName: string; email: string; role: string }
 type PersonRole = { id: string; name: string; email: string | null; roles?: string[] | null }
 type PersonRow = { id: string; created_at?: string | null; last_login?: string | null }
+
+/**
+ * Roles this session could give: every area the role reads or writes must be one the session
+ * reads or writes too (an inviter only gives what they hold). A hint for the form; the API
+ * checks every grant of the role and has the last word.
+ */
+function invitableRoles(session: SessionInfo): string[] {
+  if (isAdmin(session)) return [...ROLE_SUBJECTS]
+  return ROLE_SUBJECTS.filter((role) => {
+    const grants = ROLE_MATRIX[role]
+    return grants.read.every((area) => hasAccess(session, area, 'read')) && grants.write.every((area) => hasAccess(session, area, 'write'))
+  })
+}
 
 function failure(error: unknown): string {
   if (error instanceof GatewayError) return error.message
@@ -58,11 +72,15 @@ export async function loader(args: LoaderFunctionArgs) {
   } catch (error) {
     loadError = failure(error)
   }
-  return data({ users, loadError, toast, canWrite: hasAccess(session, 'identities', 'write'), me: session.user.id }, { headers })
+  return data(
+    { users, loadError, toast, canWrite: hasAccess(session, 'identities', 'write'), me: session.user.id, roles: invitableRoles(session) },
+    { headers },
+  )
 }
 
 type InviteResult =
   | { intent: 'invite'; errors: Record<string, string>; values: InviteValues; invited?: undefined }
+  /** `link` is empty unless the caller is an admin: the API returns the one-time link to admins only. */
   | { intent: 'invite'; invited: { email: string; link: string; role: string }; errors?: undefined; values?: undefined }
 type RowResult = { intent: 'role' | 'delete'; error: string }
 
@@ -116,7 +134,7 @@ export async function action(args: ActionFunctionArgs) {
   return data<RowResult>({ intent: 'delete', error: 'Unknown request.' }, { status: 400 })
 }
 
-function InviteDialog({ result }: { result: InviteResult | undefined }) {
+function InviteDialog({ result, roles }: { result: InviteResult | undefined; roles: string[] }) {
   const navigation = useNavigation()
   const sending = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'invite'
   const errors = result?.errors ?? {}
@@ -135,7 +153,11 @@ function InviteDialog({ result }: { result: InviteResult | undefined }) {
                 {result.invited.link}
               </code>
             </>
-          ) : null}
+          ) : (
+            <p className="text-muted-foreground" data-testid="invite-mailed">
+              Invitation mailed: the one-time sign-in link went to their inbox only.
+            </p>
+          )}
           <div className="flex justify-end">
             <Link to="/settings/users" className={buttonVariants({ size: 'sm' })} data-testid="invite-done">
               Done
@@ -155,7 +177,7 @@ function InviteDialog({ result }: { result: InviteResult | undefined }) {
             <Label htmlFor="invite-role">Role</Label>
             <select id="invite-role" name="role" defaultValue={values?.role ?? ''} className="h-9 rounded-md border bg-background px-2 text-sm" data-testid="invite-role">
               <option value="">Select a role</option>
-              {ROLE_SUBJECTS.map((role) => (
+              {roles.map((role) => (
                 <option key={role} value={role}>
                   {role}
                 </option>
@@ -175,7 +197,7 @@ function InviteDialog({ result }: { result: InviteResult | undefined }) {
 }
 
 export default function UsersRoute() {
-  const { users, loadError, toast, canWrite, me } = useLoaderData<typeof loader>()
+  const { users, loadError, toast, canWrite, me, roles } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>() as InviteResult | RowResult | undefined
   const [searchParams] = useSearchParams()
   const inviteResult = actionData?.intent === 'invite' ? actionData : undefined
@@ -256,7 +278,7 @@ export default function UsersRoute() {
           )}
         </TableBody>
       </Table>
-      {showInvite ? <InviteDialog result={inviteResult} /> : null}
+      {showInvite ? <InviteDialog result={inviteResult} roles={roles} /> : null}
       {deleting && canWrite ? (
         <ConfirmDialog
           title="Delete User"

@@ -26,6 +26,9 @@ import { createPostgrestRouter, type ValidateWriteInput, type ValidateWriteResul
 import { connectionError } from './postgrest/errors.ts'
 import { createPermissionWriteValidator } from './rbac/permission-escalation.ts'
 import { createExecWriteValidator } from './rbac/exec-permission.ts'
+import { createTeamMembershipValidator } from './rbac/team-membership-guard.ts'
+import { createPeopleWriteValidator } from './people/people-write-guard.ts'
+import { createAuthorColumnsValidator } from './author-columns.ts'
 import { recordSpecTrust } from './health/check-trust.ts'
 import { incidentWriteValidator } from './incidents/incident-write-validator.ts'
 import { resourceSpecValidator } from './resource-spec-validator.ts'
@@ -72,13 +75,24 @@ export function createBackend(options: {
       if (holdsExec) await recordSpecTrust(db, spec, subject)
     },
   })
-  const writeValidators = [createPermissionWriteValidator(authorizer), execValidator, incidentWriteValidator, resourceSpecValidator]
+  // Author columns first: the rules after it see the created_by/updated_by that will be stored.
+  const writeValidators = [
+    createAuthorColumnsValidator(authorizer),
+    createPermissionWriteValidator(authorizer),
+    createTeamMembershipValidator(authorizer),
+    createPeopleWriteValidator(authorizer),
+    execValidator,
+    incidentWriteValidator,
+    resourceSpecValidator,
+  ]
   const validateDataWrite = async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
     for (const validate of writeValidators) {
-      const verdict = await validate(input)
+    let rows: Record<string, unknown>[] | undefined
+      const verdict = await validate(rows ? { ...input, rows } : input)
       if (!verdict.ok) return verdict
     }
-    return { ok: true }
+      rows = verdict.rows ?? rows
+    return rows ? { ok: true, rows } : { ok: true }
   }
   const router = express.Router()
   const mailer = createMailer({ db, smtpUrl: env.SMTP_URL, from: env.LOOKOUT_MAIL_FROM, logger })

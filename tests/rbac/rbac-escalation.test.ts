@@ -17,9 +17,30 @@ afterAll(async () => {
   await testDb?.drop()
 })
 
+/** An editor who also holds rbac:update through a stored permission: the only non-admin who writes permissions. */
+async function rbacEditor() {
+  const person = await personWith(testDb.db, ['editor'])
+  await testDb.db.query(`INSERT INTO permissions (subject_type, subject, object, action) VALUES ('person', $1, 'rbac', 'update')`, [person.id])
+  return person
+}
+
 describe('writing permissions cannot raise anyone above their author', () => {
-  it('lets an editor grant what editors hold, and refuses what they do not', async () => {
+  it('keeps editors (no rbac in the matrix) from writing permission rows at all', async () => {
     const editor = await personWith(testDb.db, ['editor'])
+    for (const body of [
+      { subject: editor.id, subject_type: 'person', object: 'catalog', action: 'read' },
+      { subject: 'viewer', subject_type: 'group', object: 'connection', action: 'update', deny: true },
+    ]) {
+      const response = await request(app).post('/api/db/permissions').set(editor.headers).send(body)
+      expect(response.status).toBe(403)
+      expect(response.body).toMatchObject({ code: '42501', message: 'unauthorized. Access Denied', details: 'writing permissions needs rbac:update' })
+      expect(response.headers['x-rbac-object']).toBe('rbac')
+      expect(response.headers['x-rbac-action']).toBe('update')
+    }
+  })
+
+  it('lets an rbac author grant what they hold, and refuses what they do not', async () => {
+    const editor = await rbacEditor()
     const allowed = await request(app)
       .post('/api/db/permissions')
       .set(editor.headers)
@@ -40,16 +61,23 @@ describe('writing permissions cannot raise anyone above their author', () => {
       .send({ subject: editor.id, subject_type: 'person', object: '*', action: '*' })
     expect(everything.status).toBe(403)
 
-    // A denial only takes power away.
+    // A deny on a subject below the author, over what the author holds.
     const denial = await request(app)
       .post('/api/db/permissions')
       .set(editor.headers)
-      .send({ subject: 'viewer', subject_type: 'group', object: 'connection', action: 'update', deny: true })
+      .send({ subject: 'viewer', subject_type: 'group', object: 'canaries', action: 'read', deny: true })
     expect(denial.status).toBe(201)
+    // Nor a deny against those above them.
+    const upward = await request(app)
+      .post('/api/db/permissions')
+      .set(editor.headers)
+      .send({ subject: 'admin', subject_type: 'group', object: 'canaries', action: 'read', deny: true })
+    expect(upward.status).toBe(403)
+    expect(upward.body.message).toMatch(/^you cannot write permissions for group admin/)
   })
 
   it('checks an update against the row it produces', async () => {
-    const editor = await personWith(testDb.db, ['editor'])
+    const editor = await rbacEditor()
     const created = await request(app)
       .post('/api/db/permissions')
       .set({ ...editor.headers, Prefer: 'return=representation' })
@@ -59,8 +87,28 @@ describe('writing permissions cannot raise anyone above their author', () => {
     expect(widened.status).toBe(403)
     const unfiltered = await request(app).patch('/api/db/permissions?subject=eq.x').set(editor.headers).send({ description: 'x' })
     expect(unfiltered.status).toBe(403)
+    const upsert = await request(app)
+      .post('/api/db/permissions')
+      .set({ ...editor.headers, Prefer: 'resolution=merge-duplicates' })
+      .send({ id, subject: editor.id, subject_type: 'person', object: 'catalog', action: 'read' })
+    expect(upsert.status).toBe(403)
     const harmless = await request(app).patch(`/api/db/permissions?id=eq.${id}`).set(editor.headers).send({ description: 'catalog readers' })
     expect(harmless.status).toBe(204)
+  })
+
+  it('keeps role rows and role assignments within what the author holds', async () => {
+    const editor = await rbacEditor()
+    const target = await personWith(testDb.db, [])
+    const casbin = await request(app)
+      .post('/api/db/casbin_rule')
+      .set(editor.headers)
+      .send({ ptype: 'g', v0: editor.id, v1: 'admin', v2: '', v3: '', v4: '', v5: '' })
+    expect(casbin.status).toBe(403)
+    const toAdmin = await request(app).post(`/api/rbac/${editor.id}/update_role`).set(editor.headers).send({ roles: ['admin'] })
+    expect(toAdmin.status).toBe(403)
+    expect(toAdmin.body.error).toMatch(/cannot give the role admin/)
+    const toViewer = await request(app).post(`/api/rbac/${target.id}/update_role`).set(editor.headers).send({ roles: ['viewer'] })
+    expect(toViewer.status).toBe(200)
   })
 
   it('lets an admin grant anything', async () => {

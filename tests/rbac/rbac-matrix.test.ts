@@ -24,6 +24,9 @@ function specAllows(role: Role, area: Area, kind: Kind): boolean {
   // The one cell family we refuse on purpose: the token table is not served by /api/db to
   // anyone (docs/decisions/005-authorization.md); tokens go through /api/auth.
   if (area === 'kratos') return false
+  // Permission rows decide who may do what: writing them is rbac work (issue 10 §4,
+  // docs/security.md), so editors, who may not write rbac, may not write them either.
+  if (area === 'permissions' && kind === 'write' && role === 'editor') return false
   switch (role) {
     case 'admin':
       return true
@@ -199,6 +202,28 @@ describe('role matrix (spec 002 §6) through the real API', () => {
       const expected = ['admin', 'editor', 'responder', 'commander'].includes(role)
       expect({ role, denied: response.status === 403 }).toEqual({ role, denied: !expected })
     }
+  })
+
+  // Issue 10: running processes is its own permission (object exec, outside the matrix's
+  // areas); no role but admin holds it, and a stored permission grants it to one person.
+  it('grants exec to admin only, and to a person explicitly granted it', async () => {
+    const { authorizer } = createTestApp(db).backend
+    const execSpec = (name: string) => ({ name, namespace: 'default', spec: { schedule: '@never', exec: [{ name: 'x', script: 'true' }] } })
+    for (const role of ROLES) {
+      const person = people.get(role)!
+      const decision = await authorizer.authorize({ personId: person.id }, { object: 'exec', area: null, action: 'exec:run' })
+      const write = await request(app).post('/api/db/canaries').set(person.headers).send(execSpec(`exec-${role}`))
+      expect({ role, allowed: decision.allowed, status: write.status }).toEqual({ role, allowed: role === 'admin', status: role === 'admin' ? 201 : 403 })
+    }
+    // The editor may write canaries, so its refusal names exec rather than the area.
+    const refused = await request(app).post('/api/db/canaries').set(people.get('editor')!.headers).send(execSpec('exec-editor-again'))
+    expect(refused.body.message).toMatch(/exec checks need the exec permission, which you do not hold/)
+    const granted = await personWith(db, ['editor'], 'exec-granted')
+    const grant = await request(app).post('/api/db/permissions').set(people.get('admin')!.headers)
+      .send({ subject: granted.id, subject_type: 'person', object: 'exec', action: 'exec:run' })
+    expect(grant.status, grant.text).toBe(201)
+    expect((await request(app).post('/api/db/canaries').set(granted.headers).send(execSpec('exec-granted'))).status).toBe(201)
+    expect((await authorizer.authorize({ personId: granted.id }, { object: 'exec', area: null, action: 'exec:run' })).allowed).toBe(true)
   })
 
   it('applies the union of several roles', async () => {

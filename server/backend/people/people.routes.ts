@@ -3,6 +3,8 @@ import type { Db } from '#server/db/client.ts'
 import type { CredentialStore } from '#server/backend/identity/credentials.ts'
 import { ROLES, isRole } from '#server/backend/rbac/access-map.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
+import { isAdmin, missingForRole, missingOverSubject } from '#server/backend/rbac/dominance.ts'
+import type { Principal } from '#server/backend/identity/credentials.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const EMAIL = /^[^\s@]+@[^\s@]+$/
@@ -39,6 +41,25 @@ function readUpdate(body: unknown): UpdateInput {
   }
 }
 
+/**
+ * Route access asks for people:update / people:delete (identities), which only admins hold by
+ * the matrix but a stored permission can give anyone. Such a holder may change only people they
+ * dominate (no taking over an admin by rewriting their email or role), and may give only roles
+ * whose grants they hold. Returns the refusal, if any.
+ */
+async function refusal(authorizer: Authorizer, db: Db, principal: Principal, targetId: string, role?: string): Promise<string | undefined> {
+  if (await isAdmin(authorizer, principal)) return undefined
+  if (targetId !== principal.personId) {
+    const above = await missingOverSubject(authorizer, db, principal, 'person', targetId)
+    if (above) return `you cannot change person ${targetId}: they hold ${above.action} on ${above.object}, which you do not`
+  }
+  if (role) {
+    const missing = await missingForRole(authorizer, principal, role)
+    if (missing) return `you cannot give the role ${role}: it holds ${missing.action} on ${missing.object}, which you do not`
+  }
+  return undefined
+}
+
 function splitName(name: string): { first: string; last: string } {
   const space = name.indexOf(' ')
   return space === -1 ? { first: name, last: '' } : { first: name.slice(0, space), last: name.slice(space + 1) }
@@ -73,6 +94,11 @@ export function createPeopleRouter(options: { db: Db; store: CredentialStore; au
       const person = found.rows[0]
       if (!person) {
         res.status(404).json({ error: `person ${input.id} not found` })
+        return
+      }
+      const refused = await refusal(authorizer, db, res.locals.principal as Principal, person.id, input.role)
+      if (refused) {
+        res.status(403).json({ error: refused })
         return
       }
       const current = splitName(person.name)
@@ -116,6 +142,11 @@ export function createPeopleRouter(options: { db: Db; store: CredentialStore; au
         : { rows: [] }
       if (!found.rows[0]) {
         res.status(404).json({ error: `person ${id} not found` })
+        return
+      }
+      const refused = await refusal(authorizer, db, res.locals.principal as Principal, id)
+      if (refused) {
+        res.status(403).json({ error: refused })
         return
       }
       await db.transaction(async (tx) => {

@@ -23,7 +23,8 @@ import {
   whereConditions,
   type BodyFormat,
 } from './sql-builder.ts'
-import { deleteCte, insertCte, parseJsonBody, requireFilters, updateCte } from './write-sql.ts'
+import { deleteCte, insertCte, parseJsonBody, requireFilters, updateCte, type ParsedBody } from './write-sql.ts'
+import { parseColumns } from './query-parser.ts'
 
 /**
  * One relation a request touches. The hook is asked first about the top relation or function
@@ -51,9 +52,12 @@ export type ValidateWriteInput = {
   req: express.Request
   /** For validators that must look at existing rows (e.g. a parent's type). */
   db: Queryable
+  /** The written relation's columns, for validators that set server-owned ones (created_by). */
+  columns: ReadonlySet<string>
 }
 export type ValidateWriteResult =
-  | { ok: true }
+  /** `rows`: replacement body rows (same count and order); the write is built from them. */
+  | { ok: true; rows?: Record<string, unknown>[] }
   | { ok: false; status: 400 | 403; code: string; message: string; details?: string }
 
 export type PostgrestRouterOptions = {
@@ -477,26 +481,35 @@ async function handle(engine: Engine, options: PostgrestRouterOptions, req: expr
     return readRows(engine, req, node, () => relationSql(relation), format, prefs)
   }
   checkContentType(req)
-  const validate = async (writeMethod: ValidateWriteInput['method'], rows: Record<string, unknown>[]) => {
-    if (!options.validateWrite) return
-    const verdict = await options.validateWrite({ relation: name, method: writeMethod, rows, req, db: options.db })
+  const validate = async (writeMethod: ValidateWriteInput['method'], body: ParsedBody): Promise<ParsedBody> => {
+    if (!options.validateWrite) return body
+    const columns = new Set(relation.columnsByName.keys())
+    const verdict = await options.validateWrite({ relation: name, method: writeMethod, rows: body.rows, req, db: options.db, columns })
     if (!verdict.ok) throw new PostgrestError(verdict.status, verdict.code, verdict.message, verdict.details ?? null)
+    if (!verdict.rows) return body
+    // The SQL reads the body's text, so replaced rows are serialised again; a `columns=` list
+    // must also name what the validator added, or the server-set values would be dropped.
+    if (params.columns !== null) {
+      const named = new Set(parseColumns(params.columns))
+      const added = [...new Set(verdict.rows.flatMap((row) => Object.keys(row)))].filter((key) => !named.has(key))
+      if (added.length > 0) params.columns = [...named, ...added].join(',')
+    }
+    return { text: JSON.stringify(verdict.rows), rows: verdict.rows, isArray: body.isArray }
   }
   if (method === 'POST') {
-    const body = parseJsonBody(await readBody(req, limitBody))
-    await validate('POST', body.rows)
+    const body = await validate('POST', parseJsonBody(await readBody(req, limitBody)))
     return writeRows(engine, relation, node, 'POST', (p) => insertCte(relation, body, params.columns, params.onConflict, prefs, p), format, prefs)
   }
   const limit = node.limit
   if (method === 'PATCH') {
     requireFilters(node, limit, 'UPDATE')
-    const body = parseJsonBody(await readBody(req, limitBody))
-    if (body.isArray) throw bodyError('A PATCH body must be a single JSON object')
-    await validate('PATCH', body.rows)
+    const parsed = parseJsonBody(await readBody(req, limitBody))
+    if (parsed.isArray) throw bodyError('A PATCH body must be a single JSON object')
+    const body = await validate('PATCH', parsed)
     return writeRows(engine, relation, node, 'PATCH', (p) => updateCte(node, body, p, limit, orderClause(node, p)), format, prefs)
   }
   requireFilters(node, limit, 'DELETE')
-  await validate('DELETE', [])
+  await validate('DELETE', { text: '[]', rows: [], isArray: true })
   return writeRows(engine, relation, node, 'DELETE', (p) => deleteCte(node, p, limit, orderClause(node, p)), format, prefs)
 }
 

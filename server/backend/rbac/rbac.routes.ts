@@ -3,6 +3,8 @@ import { z } from 'zod'
 import type { Db } from '#server/db/client.ts'
 import { ROLES, isRole } from './access-map.ts'
 import type { Authorizer } from './authorizer.ts'
+import { missingForRole } from './dominance.ts'
+import type { Principal } from '#server/backend/identity/credentials.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -37,6 +39,16 @@ export function createRbacRouter(options: { db: Db; authorizer: Authorizer }): e
       if (!person) {
         res.status(404).json({ error: `person ${req.params.personId} not found`, message: 'Error updating roles' })
         return
+      }
+      // rbac:update can be held through a stored permission by a non-admin: a role it hands out
+      // may carry only what its giver holds (issue 10 §4), or it would make anyone admin.
+      const principal = res.locals.principal as Principal
+      for (const role of new Set(parsed.data.roles)) {
+        const missing = await missingForRole(authorizer, principal, role)
+        if (missing) {
+          res.status(403).json({ error: `you cannot give the role ${role}: it holds ${missing.action} on ${missing.object}, which you do not`, message: 'Error updating roles' })
+          return
+        }
       }
       for (const role of new Set(parsed.data.roles)) {
         await db.query(
