@@ -62,7 +62,7 @@ export function createApp(options: AppOptions): LookoutApp {
     }),
   )
 
-  mountOperationsEndpoints(app, { db, metrics, isMigrated: options.isMigrated })
+  mountOperationsEndpoints(app, { db, metrics, isMigrated: options.isMigrated, env })
 
   const gateway = createGatewayHandler({
     env,

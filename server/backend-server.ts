@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   app.disable('x-powered-by')
   app.use(createHttpLogger(logger))
   app.use(metrics.middleware)
-  mountOperationsEndpoints(app, { db, metrics, isMigrated: () => true })
+  mountOperationsEndpoints(app, { db, metrics, isMigrated: () => true, env })
   app.use(backend.router)
 
   const server = app.listen(env.PORT, env.HOST)

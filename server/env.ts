@@ -73,6 +73,9 @@ export const EnvSchema = z
     LOOKOUT_TRUST_PROXY: booleanFlag(false),
     LOOKOUT_CSP_REPORT_ONLY: booleanFlag(false),
     LOOKOUT_SHUTDOWN_GRACE_MS: positiveInt(10_000),
+    // /metrics answers only a bearer token (this one or LOOKOUT_BOOTSTRAP_TOKEN) unless public.
+    LOOKOUT_METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+    LOOKOUT_METRICS_PUBLIC: booleanFlag(false),
   })
   .superRefine((env, ctx) => {
     // Single-user mode hands admin to anyone who can reach the port: only on this machine.

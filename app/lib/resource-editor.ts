@@ -1,4 +1,5 @@
-import { isMap, parseAllDocuments, stringify } from 'yaml'
+import { stringify } from 'yaml'
+import { parseYamlDocuments, YamlInputError, type YamlDocument } from '#server/backend/yaml-input.ts'
 import type { Resource } from './access.ts'
 import type { Feature } from './features.ts'
 import { SETTINGS_TABLES } from './navigation.ts'
@@ -220,27 +221,20 @@ const DOCUMENT_KEYS = ['apiVersion', 'kind', 'metadata', 'spec']
  */
 export function parseResourceYaml(kind: ResourceKind, text: string): { ok: true; value: ParsedYaml } | { ok: false; error: EditorError } {
   if (!text.trim()) return { ok: false, error: { field: 'spec', message: 'The spec is empty.' } }
-  const documents = parseAllDocuments(text)
-  const docs = Array.isArray(documents) ? documents : [documents]
-  for (const doc of docs) {
-    const problem = doc.errors[0]
-    if (problem) {
-      const line = problem.linePos?.[0]
-      const where = line ? ` at line ${line.line}, column ${line.col}` : ''
-      return { ok: false, error: { field: 'spec', message: `Invalid YAML${where}: ${problem.message.split('\n')[0]}`, line: line?.line } }
-    }
+  let docs: YamlDocument[]
+  try {
+    docs = parseYamlDocuments(text)
+  } catch (error) {
+    if (!(error instanceof YamlInputError)) throw error
+    const problem = error.problems[0]!
+    return { ok: false, error: { field: 'spec', message: problem.message.replace(/^invalid/, 'Invalid'), line: problem.line } }
   }
-  const filled = docs.filter((doc) => doc.contents !== null)
+  const filled = docs.filter((doc) => !doc.empty)
   if (filled.length === 0) return { ok: false, error: { field: 'spec', message: 'The spec is empty.' } }
   if (filled.length > 1) return { ok: false, error: { field: 'spec', message: `Paste one ${kind.kind} at a time (found ${filled.length} documents).` } }
   const doc = filled[0]!
-  if (!isMap(doc.contents)) return { ok: false, error: { field: 'spec', message: 'The spec must be a YAML mapping (key: value pairs).', line: 1 } }
-  let value: unknown
-  try {
-    value = doc.toJS({ maxAliasCount: 100 })
-  } catch (error) {
-    return { ok: false, error: { field: 'spec', message: `Invalid YAML: ${(error as Error).message}` } }
-  }
+  if (!doc.mapping) return { ok: false, error: { field: 'spec', message: 'The spec must be a YAML mapping (key: value pairs).', line: 1 } }
+  const value = doc.value
   if (!isPlainObject(value)) return { ok: false, error: { field: 'spec', message: 'The spec must be a YAML mapping (key: value pairs).' } }
   const keys = Object.keys(value)
   const isDocument = ('kind' in value || 'apiVersion' in value || 'metadata' in value) && keys.every((key) => DOCUMENT_KEYS.includes(key) || key === 'status')

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { NextFunction, Request, Response } from 'express'
-import helmet from 'helmet'
+import helmet, { strictTransportSecurity } from 'helmet'
 
 /** A fresh nonce per response; Remix puts it on every script tag it renders. */
 export function cspNonce(_req: Request, res: Response, next: NextFunction): void {
@@ -10,7 +10,7 @@ export function cspNonce(_req: Request, res: Response, next: NextFunction): void
 
 export function securityHeaders(options: { isProduction: boolean; reportOnly: boolean }) {
   const nonce = (_req: unknown, res: unknown) => `'nonce-${(res as Response).locals.cspNonce as string}'`
-  return helmet({
+  const headers = helmet({
     contentSecurityPolicy: {
       // Vite's dev server injects modules and opens a websocket; production runs strict.
       reportOnly: options.reportOnly,
@@ -31,7 +31,18 @@ export function securityHeaders(options: { isProduction: boolean; reportOnly: bo
     },
     crossOriginEmbedderPolicy: false,
     referrerPolicy: { policy: 'same-origin' },
-    // HSTS only makes sense behind TLS, which a reverse proxy terminates; it sets it there.
+    // Set below, on answers to requests that came over TLS only.
     strictTransportSecurity: false,
   })
+  // A browser ignores HSTS over plain HTTP, and sending it to a local http:// console would pin
+  // nothing. Over TLS (directly, or behind a proxy Lookout trusts via LOOKOUT_TRUST_PROXY that
+  // says X-Forwarded-Proto: https) it keeps later visits on HTTPS.
+  const hsts = strictTransportSecurity({ maxAge: 31_536_000, includeSubDomains: true })
+  return (req: Request, res: Response, next: NextFunction) => {
+    headers(req, res, (error?: unknown) => {
+      if (error) next(error)
+      else if (req.secure) hsts(req, res, next)
+      else next()
+    })
+  }
 }

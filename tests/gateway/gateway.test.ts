@@ -141,7 +141,7 @@ describe('operations endpoints', () => {
 
   it('/metrics exposes request histograms by route, pool and process metrics', async () => {
     await request(app).get('/api/about').set(bearer)
-    const metrics = await request(app).get('/metrics')
+    const metrics = await request(app).get('/metrics').set(bearer)
     expect(metrics.status).toBe(200)
     expect(metrics.text).toMatch(/lookout_http_request_duration_seconds_bucket\{.*route="\/api\/about".*\}/)
     expect(metrics.text).toContain('lookout_db_pool_connections{state="total"}')

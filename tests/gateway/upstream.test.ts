@@ -188,7 +188,7 @@ describe('upstream timeouts and streaming', () => {
     expect(response.headers['x-seen-forwarded-for']).toContain('127.0.0.1')
     expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
     expect(response.headers['x-content-type-options']).toBe('nosniff')
-    const metrics = await request(app).get('/metrics')
+    const metrics = await request(app).get('/metrics').set(bearer)
     expect(metrics.text).toMatch(/lookout_http_requests_total\{method="POST",route="\/api\/db",status="200"\} 1/)
   })
 

@@ -1,5 +1,5 @@
-import { parseAllDocuments } from 'yaml'
 import { z } from 'zod'
+import { parseYamlDocuments, YamlInputError, type YamlDocument } from '#server/backend/yaml-input.ts'
 import { CanaryDocumentSchema, CanaryMetadataSchema, CanarySpecSchema, specKeyIssues, type CanarySpec } from './canary-spec.schema.ts'
 
 /** A canary ready to store: what the `canaries` row holds, whichever way it was written. */
@@ -81,21 +81,14 @@ export function parseCanaryObject(value: unknown, prefix: (string | number)[] = 
 
 /** Parses one or more YAML (or JSON) documents; a `kind: List` is unwrapped. Empty documents are skipped. */
 export function parseCanaryText(text: string): CanaryInput[] {
-  const documents = parseAllDocuments(text, { prettyErrors: true })
-  const docs = Array.isArray(documents) ? documents : [documents]
-  const syntax: ValidationIssue[] = []
-  const values: unknown[] = []
-  docs.forEach((doc, index) => {
-    for (const error of doc.errors) {
-      const line = error.linePos?.[0]
-      syntax.push({ path: docs.length > 1 ? `[${index}]` : '', message: `invalid YAML${line ? ` at line ${line.line}, column ${line.col}` : ''}: ${error.message.split('\n')[0]}` })
-    }
-    if (doc.errors.length === 0) {
-      const value: unknown = doc.toJS({ maxAliasCount: 100 })
-      if (value !== null && value !== undefined) values.push(value)
-    }
-  })
-  if (syntax.length > 0) throw new CanaryValidationError(syntax)
+  let docs: YamlDocument[]
+  try {
+    docs = parseYamlDocuments(text)
+  } catch (error) {
+    if (!(error instanceof YamlInputError)) throw error
+    throw new CanaryValidationError(error.problems.map((problem) => ({ path: error.documents > 1 ? `[${problem.document}]` : '', message: problem.message })))
+  }
+  const values = docs.map((doc) => doc.value).filter((value) => value !== null && value !== undefined)
   const flat: unknown[] = []
   for (const value of values) {
     const list = value as { kind?: unknown; items?: unknown }
