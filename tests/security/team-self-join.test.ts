@@ -92,6 +92,13 @@ describe('team membership that grants permissions is written only by those who m
     ).toBe(403)
     expect((await request(app).delete(`/api/db/team_members?person_id=eq.${member.id}`).set(editor.headers)).status).toBe(403)
     expect((await request(app).patch(`/api/db/teams?id=eq.${privileged}`).set(editor.headers).send({ deleted_at: 'now()' })).status).toBe(403)
+    const upsert = await request(app)
+      .post('/api/db/teams')
+      .set(editor.headers)
+      .set('Prefer', 'resolution=merge-duplicates')
+      .send({ id: privileged, name: 'secrets', deleted_at: new Date().toISOString() })
+    expect(upsert.status).toBe(403)
+    expect((await db.query('SELECT deleted_at FROM teams WHERE id = $1', [privileged])).rows[0]).toEqual({ deleted_at: null })
     expect(await members(privileged)).toEqual([member.id])
     // Renaming is harmless.
     expect((await request(app).patch(`/api/db/teams?id=eq.${privileged}`).set(editor.headers).send({ name: 'vault' })).status).toBe(204)

@@ -45,10 +45,16 @@ export function createTeamMembershipValidator(authorizer: Authorizer) {
     const joining: { team: string; person: string }[] = []
     if (input.relation === 'teams') {
       // Creating or renaming a team changes nobody's access; removing one lifts its rules.
-      const removes = input.method === 'DELETE' || (input.method === 'PATCH' && input.rows[0]?.deleted_at !== undefined && input.rows[0]?.deleted_at !== null)
-      if (!removes) return { ok: true }
-      const id = eqFilter(input.req, 'id')
-      teams = id ? [id] : 'all'
+      const removing = (row: Record<string, unknown> | undefined) => row?.deleted_at !== undefined && row?.deleted_at !== null
+      if (input.method === 'POST') {
+        // An upsert can soft-delete an existing team.
+        if (!/resolution=/.test(String(input.req.headers.prefer ?? ''))) return { ok: true }
+        teams = input.rows.filter((row) => removing(row) && isUuid(row.id)).map((row) => row.id as string)
+      } else {
+        if (input.method === 'PATCH' && !removing(input.rows[0])) return { ok: true }
+        const id = eqFilter(input.req, 'id')
+        teams = id ? [id] : 'all'
+      }
     } else if (input.method === 'POST') {
       for (const row of input.rows) {
         if (isUuid(row.team_id) && isUuid(row.person_id)) joining.push({ team: row.team_id, person: row.person_id })
@@ -87,7 +93,7 @@ export function createTeamMembershipValidator(authorizer: Authorizer) {
         if (above) return refuse(`you cannot bind person ${person} to the denies of team ${team}: they hold ${above.action} on ${above.object}, which you do not`)
       }
     }
-    if (input.method !== 'POST') {
+    if (input.method !== 'POST' || input.relation === 'teams') {
       // Leaving a team (or removing it) lifts its denies: not for those they bind.
       const person = input.relation === 'team_members' ? eqFilter(input.req, 'person_id') : undefined
       if (person === undefined || person === principal.personId) {
