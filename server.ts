@@ -7,6 +7,7 @@ import { firstAdminLines } from '#server/backend/identity/first-admin.ts'
 import { createBackgroundWorkers } from '#server/backend/background-workers.ts'
 import { createConsoleHandler } from '#server/console.ts'
 import { createLogger } from '#server/logger.ts'
+import { consoleClientHeaders } from '#server/ops/client-address.ts'
 
 const env = loadEnvOrExit()
 const logger = createLogger(env.LOG_LEVEL)
@@ -22,8 +23,8 @@ async function main(): Promise<void> {
 
   const consoleHandler = await createConsoleHandler({
     isProduction: env.NODE_ENV === 'production',
-    getLoadContext: (_req, res) => ({
-      gateway: { gatewayBaseUrl, gatewayTimeoutMs: env.LOOKOUT_UPSTREAM_TIMEOUT_MS },
+    getLoadContext: (req, res) => ({
+      gateway: { gatewayBaseUrl, gatewayTimeoutMs: env.LOOKOUT_UPSTREAM_TIMEOUT_MS, clientHeaders: consoleClientHeaders(req) },
       cspNonce: res.locals.cspNonce as string,
       publicEnv: { frontendVersion: APP_VERSION, mode: env.LOOKOUT_MODE },
     }),

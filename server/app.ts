@@ -9,6 +9,7 @@ import { createGatewayHandler } from '#server/gateway/gateway-router.ts'
 import { createOrganizationResolver } from '#server/gateway/organizations.ts'
 import { createUpstreamFastPath } from '#server/gateway/upstream-fast-path.ts'
 import { sendGatewayError } from '#server/gateway/upstream-proxy.ts'
+import { clientAddressMiddleware, resolveClient } from '#server/ops/client-address.ts'
 import { createMetrics } from '#server/ops/metrics.ts'
 import { mountOperationsEndpoints } from '#server/ops/operations.ts'
 import { cspNonce, securityHeaders } from '#server/ops/security.ts'
@@ -45,7 +46,10 @@ export function createApp(options: AppOptions): LookoutApp {
   const app = express()
   app.disable('x-powered-by')
   // Behind a TLS-terminating proxy, X-Forwarded-Proto decides req.secure (and Secure cookies).
+  // Without LOOKOUT_TRUST_PROXY, resolveClient strips X-Forwarded-* from every caller but the
+  // console's own authenticated loopback calls, so 'loopback' applies to those alone.
   app.set('trust proxy', env.LOOKOUT_TRUST_PROXY ? true : 'loopback')
+  app.use(clientAddressMiddleware(env.LOOKOUT_TRUST_PROXY))
 
   const metrics = createMetrics(db)
   const upstreamFastPath = createUpstreamFastPath({ env, metrics, logger })
@@ -93,6 +97,7 @@ export function createApp(options: AppOptions): LookoutApp {
   })
   return Object.assign(app, {
     listener: (req: IncomingMessage, res: ServerResponse) => {
+      resolveClient(req, env.LOOKOUT_TRUST_PROXY)
       if (!upstreamFastPath(req, res)) app(req, res)
     },
   })

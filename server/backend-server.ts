@@ -4,6 +4,7 @@ import { createBackend } from '#server/backend/backend-app.ts'
 import { createBackgroundWorkers } from '#server/backend/background-workers.ts'
 import { APP_VERSION, handleShutdown, loadEnvOrExit, localUrl, prepareDatabase } from '#server/boot.ts'
 import { createHttpLogger, createLogger } from '#server/logger.ts'
+import { clientAddressMiddleware } from '#server/ops/client-address.ts'
 import { createMetrics } from '#server/ops/metrics.ts'
 import { mountOperationsEndpoints } from '#server/ops/operations.ts'
 
@@ -33,6 +34,10 @@ async function main(): Promise<void> {
 
   const app = express()
   app.disable('x-powered-by')
+  // Behind a console in upstream mode the browser's address arrives in X-Forwarded-For, which
+  // counts (for rate limits and sessions) only with LOOKOUT_TRUST_PROXY.
+  app.set('trust proxy', env.LOOKOUT_TRUST_PROXY)
+  app.use(clientAddressMiddleware(env.LOOKOUT_TRUST_PROXY))
   app.use(createHttpLogger(logger))
   app.use(metrics.middleware)
   mountOperationsEndpoints(app, { db, metrics, isMigrated: () => true, env })

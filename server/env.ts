@@ -51,6 +51,14 @@ export const EnvSchema = z
       .optional(),
     LOOKOUT_MAIL_FROM: z.string().min(3).default('Lookout <lookout@localhost>'),
     LOOKOUT_IDENTITY_FLOW_LIFESPAN_SECONDS: positiveInt(3600),
+    // Rate limits of the identity service (server/backend/identity/kratos/rate-limit.ts).
+    LOOKOUT_RATE_LIMIT_ANONYMOUS_PER_MINUTE: positiveInt(300),
+    LOOKOUT_RATE_LIMIT_LOGIN_PER_CLIENT_ACCOUNT: positiveInt(10),
+    LOOKOUT_RATE_LIMIT_LOGIN_PER_CLIENT: positiveInt(100),
+    LOOKOUT_RATE_LIMIT_LOGIN_PER_ACCOUNT: positiveInt(100),
+    // At most 20 codes an hour per address keeps a code guess under 1 in 10,000 per hour.
+    LOOKOUT_RATE_LIMIT_CODE_MAILS_PER_ADDRESS: z.coerce.number().int().positive().max(20).default(5),
+    LOOKOUT_RATE_LIMIT_CODE_REQUESTS_PER_CLIENT: positiveInt(20),
 
     LOOKOUT_ENGINE: z.enum(['on', 'off']).default('on'),
     LOOKOUT_CHECK_CONCURRENCY: z.coerce.number().int().positive().max(10_000).default(50),

@@ -5,7 +5,16 @@ import { redirect, type AppLoadContext } from '@remix-run/node'
  * loopback, with the browser's credentials. That keeps one path for embedded and upstream
  * mode and one place (the gateway) that knows where each sub-base lives.
  */
-export type GatewayContext = { gatewayBaseUrl: string; gatewayTimeoutMs: number }
+export type GatewayContext = {
+  gatewayBaseUrl: string
+  gatewayTimeoutMs: number
+  /**
+   * Headers that prove a loopback call is this console's and name the browser's address, so the
+   * API's rate limits and sessions see the browser rather than the loopback socket. Set by the
+   * server per request (load context); never sent to the browser.
+   */
+  clientHeaders?: Record<string, string>
+}
 
 declare module '@remix-run/node' {
   interface AppLoadContext {
@@ -61,6 +70,7 @@ export async function apiFetch(
   const incoming = new URL(request.url)
   if (!headers.has('x-forwarded-host')) headers.set('x-forwarded-host', request.headers.get('host') ?? incoming.host)
   if (!headers.has('x-forwarded-proto')) headers.set('x-forwarded-proto', incoming.protocol.replace(':', ''))
+  for (const [name, value] of Object.entries(context.gateway.clientHeaders ?? {})) headers.set(name, value)
   const url = `${context.gateway.gatewayBaseUrl}/api${path.startsWith('/') ? path : `/${path}`}`
   try {
     return await fetch(url, {

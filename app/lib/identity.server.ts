@@ -64,6 +64,7 @@ export function frontendApi({ request, context }: ApiArgs): FrontendApi {
   const incoming = new URL(request.url)
   headers['X-Forwarded-Host'] = request.headers.get('x-forwarded-host') ?? request.headers.get('host') ?? incoming.host
   headers['X-Forwarded-Proto'] = request.headers.get('x-forwarded-proto') ?? incoming.protocol.replace(':', '')
+  Object.assign(headers, context.gateway.clientHeaders)
   const basePath = `${context.gateway.gatewayBaseUrl}/api/.ory`
   return new FrontendApi(
     new Configuration({ basePath, baseOptions: { headers, timeout: context.gateway.gatewayTimeoutMs, maxRedirects: 0 } }),

@@ -18,6 +18,7 @@ import { createIdentityRouter } from './identity/identity.routes.ts'
 import { createInviteRouter } from './identity/invite.routes.ts'
 import { assignRole } from './identity/kratos/identities.ts'
 import { createKratosRouter } from './identity/kratos/kratos-router.ts'
+import { createRateLimits, limitUnauthenticated, rateLimitConfigOf } from './identity/kratos/rate-limit.ts'
 import { createOutboxRouter } from './identity/mail/outbox.routes.ts'
 import { resolveKratosSession } from './identity/kratos/sessions.ts'
 import { createMailer } from './identity/mail/mailer.ts'
@@ -97,6 +98,7 @@ export function createBackend(options: {
   const router = express.Router()
   const mailer = createMailer({ db, smtpUrl: env.SMTP_URL, from: env.LOOKOUT_MAIL_FROM, logger })
   const identityPublicUrl = () => `${options.consoleUrl()}/api/.ory`
+  const rateLimits = createRateLimits(db, rateLimitConfigOf(env))
   const assignRoleOnCreate = async (identity: { id: string }, role: string) => {
     await assignRole(db, identity.id, role)
     authorizer.invalidate()
@@ -123,6 +125,7 @@ export function createBackend(options: {
       flowLifespanSeconds: env.LOOKOUT_IDENTITY_FLOW_LIFESPAN_SECONDS,
       sessionLifespanSeconds: env.LOOKOUT_SESSION_TTL_HOURS * 3600,
       onIdentityCreated: assignRoleOnCreate,
+      rateLimits,
     }),
   )
   // The public board's resolver goes last and declines any request carrying a credential, so a
@@ -135,6 +138,8 @@ export function createBackend(options: {
       publicHealthResolver(env.LOOKOUT_PUBLIC_HEALTH),
     ],
   }))
+  // Token sign-in, the public board, webhooks: whatever got this far without a credential.
+  router.use(limitUnauthenticated(rateLimits))
   // Every sub-base but /db is checked here; /db is checked per relation by the PostgREST hook.
   router.use(requireRouteAccess(authorizer, logger))
   router.use(createIdentityRouter({ store: credentials, db, authorizer }))

@@ -109,12 +109,23 @@ export function messageIds(flow: { ui: { nodes: UiNode[]; messages?: { id: numbe
   return [...(flow.ui.messages ?? []), ...flow.ui.nodes.flatMap((n) => n.messages)].map((m) => m.id)
 }
 
-/** The newest code mailed to an address (the outbox stands in for an inbox). */
-export async function lastMailedCode(db: Db, to: string): Promise<string> {
-  const { rows } = await db.query<{ body: string }>('SELECT body FROM identity.mail_outbox WHERE "to" = $1 ORDER BY created_at DESC, id DESC LIMIT 1', [to])
-  const code = /\b(\d{6})\b/.exec(rows[0]?.body ?? '')?.[1]
-  if (!code) throw new Error(`no code mailed to ${to}`)
-  return code
+/**
+ * The newest code mailed to an address (the outbox stands in for an inbox), optionally of one
+ * subject. Code mails are written after the answer (so known and unknown addresses answer
+ * alike): this waits for the mail as a person would.
+ */
+export async function lastMailedCode(db: Db, to: string, options: { subject?: string; timeoutMs?: number } = {}): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 5_000)
+  for (;;) {
+    const { rows } = await db.query<{ body: string }>(
+      'SELECT body FROM identity.mail_outbox WHERE "to" = $1 AND ($2::text IS NULL OR subject = $2) ORDER BY created_at DESC, id DESC LIMIT 1',
+      [to, options.subject ?? null],
+    )
+    const code = /\b(\d{6})\b/.exec(rows[0]?.body ?? '')?.[1]
+    if (code) return code
+    if (Date.now() > deadline) throw new Error(`no code mailed to ${to}`)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
 }
 
 export async function totpCode(secret: string, offsetSteps = 0): Promise<string> {

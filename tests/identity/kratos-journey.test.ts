@@ -219,7 +219,7 @@ describe('Kratos-compatible browser flows through @ory/client', () => {
     const { data: sent } = await browser().api.updateRecoveryFlow({ flow: flow.id, updateRecoveryFlowBody: { method: 'code', email: EMAIL, csrf_token: csrfOf(flow) } })
     expect(sent.state).toBe('sent_email')
     expect(messageIds(sent)).toContain(1060003)
-    const code = await lastMailedCode(testDb.db, EMAIL)
+    const code = await lastMailedCode(testDb.db, EMAIL, { subject: 'Recover access to your account' })
     const done = await failure(browser().api.updateRecoveryFlow({ flow: flow.id, updateRecoveryFlowBody: { method: 'code', code, csrf_token: csrfOf(sent) } }))
     expect(done.status).toBe(422)
     expect(done.data.error.id).toBe('browser_location_change_required')

@@ -15,8 +15,8 @@ let kratos: Harness
 beforeAll(async () => {
   testDb = await createTestDb()
   kratos = await startKratos(testDb.db, {
-    // Generous per identifier, tight per address: only the IP limit can trip here.
-    loginRateLimit: { perIdentifier: 100, perIp: 4, windowSeconds: 60 },
+    // Generous per identifier, tight per address: only the per-client limit can trip here.
+    rateLimitConfig: { loginPerClientAccount: 100, loginPerClient: 4 },
   })
   await createIdentity(testDb.db, { email: 'logs@example.com', firstName: 'L', lastName: 'G', password: PASSWORD })
 })

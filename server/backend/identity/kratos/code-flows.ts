@@ -5,21 +5,22 @@ import { errors } from './errors.ts'
 import { addFieldMessage, addFlowMessage, insertFlow, resetUiState, saveFlow, setFieldValue, type FlowRow } from './flows.ts'
 import { markAddressVerified, normaliseEmail } from './identities.ts'
 import { str, type FormBody, type Outcome } from './outcome.ts'
+import { clientAddressOf } from '#server/ops/client-address.ts'
+import { assertCodeRequestAllowed, mayMailCode } from './rate-limit.ts'
 import { createSession } from './sessions.ts'
 import { texts } from './ui-texts.ts'
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/
 
-async function sendRecoveryCode(ctx: KratosContext, flow: FlowRow, email: string): Promise<void> {
+async function sendRecoveryCode(ctx: KratosContext, flowId: string, email: string): Promise<void> {
   const { rows } = await ctx.db.query<{ identity_id: string }>(
     'SELECT identity_id FROM identity.identity_recovery_addresses WHERE lower(value) = $1 LIMIT 1',
     [email],
   )
   const identityId = rows[0]?.identity_id
-  // Unknown addresses get no mail and the same answer, so the form does not reveal accounts.
   if (!identityId) return
   const code = sixDigitCode()
-  await storeCode(ctx.db, { kind: 'recovery_code', code, flowId: flow.id, identityId, address: email, lifespanSeconds: ctx.codeLifespanSeconds })
+  await storeCode(ctx.db, { kind: 'recovery_code', code, flowId, identityId, address: email, lifespanSeconds: ctx.codeLifespanSeconds })
   await ctx.mailer.send({
     to: email,
     subject: 'Recover access to your account',
@@ -89,8 +90,13 @@ export async function submitCodeFlow(ctx: KratosContext, req: Request, res: Resp
     return { kind: 'flow', flow, status: 400 }
   }
   const address = normaliseEmail(email)
-  if (recovery) await sendRecoveryCode(ctx, flow, address)
-  else await sendVerificationCode(ctx, flow, address)
+  await assertCodeRequestAllowed(ctx.rateLimits, clientAddressOf(req))
+  // Known or unknown, over its hourly limit or not, every address gets the same answer after
+  // the same work: the lookup, the code and the mail happen after the response.
+  if (await mayMailCode(ctx.rateLimits, address)) {
+    const flowId = flow.id
+    ctx.defer(`${flow.kind} code`, () => (recovery ? sendRecoveryCode(ctx, flowId, address) : sendVerificationCode(ctx, flow, address)))
+  }
   flow.state = 'sent_email'
   flow.internal.email = address
   flow.ui_state = { messages: [recovery ? texts.recoveryCodeSent() : texts.verificationCodeSent()] }

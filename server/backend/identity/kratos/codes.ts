@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto'
 import type { Queryable } from '#server/db/client.ts'
 
-export type CodeKind = 'recovery_code' | 'verification_code' | 'recovery_link' | 'registration_link'
+export type CodeKind = 'recovery_code' | 'verification_code' | 'recovery_link' | 'registration_link' | 'unlock_link'
 
 export const MAX_CODE_ATTEMPTS = 5
 

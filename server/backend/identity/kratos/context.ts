@@ -5,7 +5,7 @@ import type { Mailer } from '../mail/mailer.ts'
 import { csrfCookieName, newCsrfSecret } from './csrf.ts'
 import { resolveReturnTo } from './return-to.ts'
 import type { OnIdentityCreated } from './identities.ts'
-import type { LoginRateLimit } from './rate-limit.ts'
+import type { RateLimits } from './rate-limit.ts'
 import { SESSION_COOKIE, findSessionByToken, type SessionRow } from './sessions.ts'
 
 export type FlowKind = 'login' | 'registration' | 'recovery' | 'verification' | 'settings'
@@ -25,7 +25,12 @@ export type KratosContext = {
   privilegedMaxAgeSeconds: number
   codeLifespanSeconds: number
   allowedReturnUrls: string[]
-  loginRateLimit: LoginRateLimit
+  rateLimits: RateLimits
+  /**
+   * Runs work after the answer, one task at a time, failures logged: code mails go this way so
+   * a request for a known address answers as fast as one for an unknown address.
+   */
+  defer: (label: string, task: () => Promise<void>) => void
 }
 
 const UI_PATHS: Record<FlowKind | 'error', string> = {

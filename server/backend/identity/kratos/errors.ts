@@ -115,10 +115,10 @@ export const errors = {
       message: 'browser location change required',
       extras: { redirect_browser_to: redirectTo },
     }),
-  rateLimited: (retryAfterSeconds: number) =>
+  rateLimited: (retryAfterSeconds: number, reason = `Too many failed sign-in attempts. Try again in ${retryAfterSeconds} seconds.`) =>
     new KratosError(429, {
       id: 'self_service_rate_limited',
-      reason: `Too many failed sign-in attempts. Try again in ${retryAfterSeconds} seconds.`,
+      reason,
       message: 'too many requests',
       headers: { 'Retry-After': String(retryAfterSeconds) },
     }),

@@ -28,7 +28,9 @@ import { findFlow, insertFlow, isExpired, minutesSinceExpiry, type FlowRow } fro
 import { findIdentity, type OnIdentityCreated } from './identities.ts'
 import { submitLogin } from './login-flow.ts'
 import { readBody, type Outcome } from './outcome.ts'
-import { DEFAULT_LOGIN_RATE_LIMIT, type LoginRateLimit } from './rate-limit.ts'
+import { clientAddressOf } from '#server/ops/client-address.ts'
+import { unlockWithLink } from './login-lockout.ts'
+import { anonymousRetryAfter, createRateLimits, type RateLimitConfig, type RateLimits } from './rate-limit.ts'
 import { submitRegistration } from './registration-flow.ts'
 import { validateReturnTo } from './return-to.ts'
 import { issueLogoutToken, meetsHighestAvailable, revokeSession, sessionJson, tokenHash, type SessionRow } from './sessions.ts'
@@ -51,7 +53,9 @@ export type KratosRouterOptions = {
   sessionLifespanSeconds?: number
   privilegedMaxAgeSeconds?: number
   codeLifespanSeconds?: number
-  loginRateLimit?: LoginRateLimit
+  /** Shared with the rest of the backend; made from `rateLimitConfig` (or the defaults) when absent. */
+  rateLimits?: RateLimits
+  rateLimitConfig?: Partial<RateLimitConfig>
 }
 
 const FLOW_KINDS: FlowKind[] = ['login', 'registration', 'recovery', 'verification', 'settings']
@@ -77,9 +81,16 @@ export function createKratosRouter(options: KratosRouterOptions): express.Router
     privilegedMaxAgeSeconds: options.privilegedMaxAgeSeconds ?? 15 * 60,
     codeLifespanSeconds: options.codeLifespanSeconds ?? 3600,
     allowedReturnUrls: options.allowedReturnUrls ?? [],
-    loginRateLimit: options.loginRateLimit ?? DEFAULT_LOGIN_RATE_LIMIT,
+    rateLimits: options.rateLimits ?? createRateLimits(options.db, options.rateLimitConfig),
+    defer: deferredQueue(options.logger),
   }
   const router = express.Router()
+  // Before the body parsers: a flood is turned away unread.
+  router.use((req, res, next) => {
+    limitAnonymous(ctx, req)
+      .then(() => next())
+      .catch((error: unknown) => sendError(ctx, req, res, error).catch(next))
+  })
   router.use(express.json({ limit: '64kb' }), express.urlencoded({ extended: false, limit: '64kb' }))
 
   const wrap = (handler: Handler) => (req: Request, res: Response, next: NextFunction) => {
@@ -93,6 +104,7 @@ export function createKratosRouter(options: KratosRouterOptions): express.Router
     router.post(`/self-service/${kind}`, wrap((req, res) => submitFlow(ctx, kind, req, res)))
   }
   router.get('/self-service/recovery', wrap((req, res) => recoveryLink(ctx, req, res)))
+  router.get('/self-service/login/unlock', wrap((req, res) => unlockWithLink(ctx, req, res)))
   router.get('/self-service/verification', wrap(async (req, res) => redirectToUi(ctx, res, 'verification', queryString(req, 'flow'))))
   // The return target after a refresh login resumes the paused settings flow in the console.
   router.get('/self-service/settings', wrap(async (req, res) => redirectToUi(ctx, res, 'settings', queryString(req, 'flow'))))
@@ -107,6 +119,22 @@ export function createKratosRouter(options: KratosRouterOptions): express.Router
   })
   router.get('/health/alive', (_req, res) => void res.json({ status: 'ok' }))
   return router
+}
+
+/** A request carrying no live session counts against its client's per-minute budget. */
+async function limitAnonymous(ctx: KratosContext, req: Request): Promise<void> {
+  if (await currentSession(ctx, req)) return
+  const retryAfter = await anonymousRetryAfter(ctx.rateLimits, clientAddressOf(req))
+  if (retryAfter !== undefined) {
+    throw errors.rateLimited(retryAfter, `Too many requests from this address. Try again in ${retryAfter} seconds.`)
+  }
+}
+
+function deferredQueue(logger: Logger): KratosContext['defer'] {
+  let tail: Promise<void> = Promise.resolve()
+  return (label, task) => {
+    tail = tail.then(task).catch((error: unknown) => logger.error({ err: error, task: label }, 'deferred identity work failed'))
+  }
 }
 
 async function redirectToUi(ctx: KratosContext, res: Response, kind: FlowKind, flowId: string | undefined): Promise<void> {

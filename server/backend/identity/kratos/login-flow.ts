@@ -6,7 +6,7 @@ import { addFieldMessage, addFlowMessage, hasErrors, resetUiState, saveFlow, set
 import { findIdentity, findIdentityByEmail, getCredential, setCredential, type IdentityRow } from './identities.ts'
 import { str, type FormBody, type Outcome } from './outcome.ts'
 import { decoyVerify, verifyPassword } from './passwords.ts'
-import { assertLoginAllowed, clearLoginFailures, recordLoginFailure } from './rate-limit.ts'
+import { beginLogin, loginSucceededFor } from './login-lockout.ts'
 import { addAuthenticationMethod, createSession, meetsHighestAvailable, sessionJson, type SessionRow } from './sessions.ts'
 import { texts } from './ui-texts.ts'
 import { verifyAuthentication } from './webauthn.ts'
@@ -72,18 +72,18 @@ async function passwordLogin(ctx: KratosContext, req: Request, res: Response, fl
     await saveFlow(ctx.db, flow)
     return invalid(flow)
   }
-  await assertLoginAllowed(ctx.db, identifier, req.ip, ctx.loginRateLimit)
+  // Counted before the check, so parallel guesses cannot all pass a limit read beforehand.
+  await beginLogin(ctx, req, identifier)
   const identity = await findIdentityByEmail(ctx.db, identifier)
   const credential = identity ? await getCredential(ctx.db, identity.id, 'password') : undefined
   const matches = credential ? await verifyPassword(credential.hashed_password, password) : await decoyVerify(password)
   const allowed = matches && identity?.state === 'active' && (!flow.refresh || identity.id === flow.identity_id)
   if (!identity || !allowed) {
-    await recordLoginFailure(ctx.db, identifier, req.ip, ctx.loginRateLimit)
     addFlowMessage(flow, texts.invalidCredentials())
     await saveFlow(ctx.db, flow)
     return invalid(flow)
   }
-  await clearLoginFailures(ctx.db, identifier)
+  await loginSucceededFor(ctx, req, identifier)
   if (flow.refresh && session) {
     const upgraded = await addAuthenticationMethod(ctx.db, session.id, { method: 'password', aal: 'aal1' }, { rotate: true, reauthenticated: true })
     return finishLogin(ctx, req, res, flow, upgraded.session, upgraded.token, identity)
@@ -98,8 +98,7 @@ async function passwordLogin(ctx: KratosContext, req: Request, res: Response, fl
   return finishLogin(ctx, req, res, flow, created.session, created.token, identity)
 }
 
-async function secondFactorFailed(ctx: KratosContext, req: Request, flow: FlowRow, identity: IdentityRow, field: string, message: ReturnType<typeof texts.invalidTotp>): Promise<Outcome> {
-  await recordLoginFailure(ctx.db, identity.traits.email, req.ip, ctx.loginRateLimit)
+async function secondFactorFailed(ctx: KratosContext, flow: FlowRow, field: string, message: ReturnType<typeof texts.invalidTotp>): Promise<Outcome> {
   addFieldMessage(flow, field, message)
   await saveFlow(ctx.db, flow)
   return invalid(flow)
@@ -112,14 +111,14 @@ async function totpLogin(ctx: KratosContext, req: Request, res: Response, flow: 
     await saveFlow(ctx.db, flow)
     return invalid(flow)
   }
-  await assertLoginAllowed(ctx.db, identity.traits.email, req.ip, ctx.loginRateLimit)
+  await beginLogin(ctx, req, identity.traits.email)
   const credential = await getCredential(ctx.db, identity.id, 'totp')
-  if (!credential) return secondFactorFailed(ctx, req, flow, identity, 'totp_code', texts.noTotp())
+  if (!credential) return secondFactorFailed(ctx, flow, 'totp_code', texts.noTotp())
   // afterTimeStep makes each code single-use, even within its 30-second window.
   const timeStep = await acceptedTimeStep(credential.secret, code, credential.last_time_step)
-  if (timeStep === undefined) return secondFactorFailed(ctx, req, flow, identity, 'totp_code', texts.invalidTotp())
+  if (timeStep === undefined) return secondFactorFailed(ctx, flow, 'totp_code', texts.invalidTotp())
   await setCredential(ctx.db, identity.id, 'totp', { ...credential, last_time_step: timeStep })
-  await clearLoginFailures(ctx.db, identity.traits.email)
+  await loginSucceededFor(ctx, req, identity.traits.email)
   const upgraded = await addAuthenticationMethod(ctx.db, session.id, { method: 'totp', aal: 'aal2' }, { rotate: true, reauthenticated: true })
   return finishLogin(ctx, req, res, flow, upgraded.session, upgraded.token, identity)
 }
@@ -131,7 +130,7 @@ async function lookupLogin(ctx: KratosContext, req: Request, res: Response, flow
     await saveFlow(ctx.db, flow)
     return invalid(flow)
   }
-  await assertLoginAllowed(ctx.db, identity.traits.email, req.ip, ctx.loginRateLimit)
+  await beginLogin(ctx, req, identity.traits.email)
   // Marking the code used is one conditional UPDATE, so two concurrent logins cannot both spend it.
   const { rows } = await ctx.db.query<{ outcome: string }>(
     `WITH cred AS (
@@ -151,9 +150,9 @@ async function lookupLogin(ctx: KratosContext, req: Request, res: Response, flow
     [identity.id, code, new Date().toISOString()],
   )
   const outcome = rows[0]?.outcome
-  if (outcome === 'used') return secondFactorFailed(ctx, req, flow, identity, 'lookup_secret', texts.lookupUsed())
-  if (outcome !== 'ok') return secondFactorFailed(ctx, req, flow, identity, 'lookup_secret', texts.lookupInvalid())
-  await clearLoginFailures(ctx.db, identity.traits.email)
+  if (outcome === 'used') return secondFactorFailed(ctx, flow, 'lookup_secret', texts.lookupUsed())
+  if (outcome !== 'ok') return secondFactorFailed(ctx, flow, 'lookup_secret', texts.lookupInvalid())
+  await loginSucceededFor(ctx, req, identity.traits.email)
   const upgraded = await addAuthenticationMethod(ctx.db, session.id, { method: 'lookup_secret', aal: 'aal2' }, { rotate: true, reauthenticated: true })
   return finishLogin(ctx, req, res, flow, upgraded.session, upgraded.token, identity)
 }
@@ -176,19 +175,18 @@ async function webauthnLogin(ctx: KratosContext, req: Request, res: Response, fl
     await saveFlow(ctx.db, flow)
     return invalid(flow)
   }
-  await assertLoginAllowed(ctx.db, identity.traits.email, req.ip, ctx.loginRateLimit)
+  await beginLogin(ctx, req, identity.traits.email)
   const verified = await verifyAuthentication({ uiBaseUrl: ctx.uiBaseUrl(), challenge, response, keys: credential.credentials })
   // A challenge answers one ceremony only.
   delete flow.internal.webauthn_challenge
   if (!verified) {
-    await recordLoginFailure(ctx.db, identity.traits.email, req.ip, ctx.loginRateLimit)
     addFlowMessage(flow, texts.invalidCredentials())
     await saveFlow(ctx.db, flow)
     return invalid(flow)
   }
   const keys = credential.credentials.map((key) => (key.id === verified.key.id ? { ...key, counter: verified.newCounter } : key))
   await setCredential(ctx.db, identity.id, 'webauthn', { ...credential, credentials: keys })
-  await clearLoginFailures(ctx.db, identity.traits.email)
+  await loginSucceededFor(ctx, req, identity.traits.email)
   const upgraded = await addAuthenticationMethod(ctx.db, session.id, { method: 'webauthn', aal: 'aal2' }, { rotate: true, reauthenticated: true })
   return finishLogin(ctx, req, res, flow, upgraded.session, upgraded.token, identity)
 }
