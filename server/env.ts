@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { z } from 'zod'
+import { allowedTargetsSetting } from '#server/backend/health/engine-env.ts'
 
 const booleanFlag = (fallback: boolean) =>
   z
@@ -65,6 +66,7 @@ export const EnvSchema = z
     LOOKOUT_CHECK_TIMEOUT_MS: positiveInt(60_000),
     LOOKOUT_CHECK_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
     LOOKOUT_CHECK_STATUS_RETENTION_DAYS: positiveInt(30),
+    LOOKOUT_CHECK_ALLOWED_TARGETS: allowedTargetsSetting,
     LOOKOUT_ENGINE_PROCESS_ID: z.string().min(1).max(200).optional(),
 
     LOOKOUT_MODE: z.enum(['embedded', 'upstream']).default('embedded'),

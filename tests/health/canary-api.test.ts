@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
 import { CanaryValidationError, parseCanaryText } from '#server/backend/health/canary-document.ts'
 import { createCanaryRouter } from '#server/backend/health/canary.routes.ts'
+import { createAuthorizer } from '#server/backend/rbac/authorizer.ts'
 import { graphWindowMs } from '#server/backend/health/canary-summary.ts'
 import { canaryYaml, silentLogger, startLocalServer, testEngine, type LocalServer } from './health-fixtures.ts'
 
@@ -67,10 +68,15 @@ describe('canary router', () => {
     testDb = await createTestDb()
     server = await startLocalServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'))
     app = express()
+    // Writes come from the System person as the bootstrap token presents it (an admin): its
+    // specs may run exec checks and reach loopback peers (issue 10).
+    const { rows: [system] } = await testDb.db.query<{ id: string }>("SELECT id FROM people WHERE name = 'System' ORDER BY created_at LIMIT 1")
+    app.use((_req, res, next) => { res.locals.principal = { personId: system!.id, name: 'System', roles: ['admin'], via: 'bootstrap-token' }; next() })
     app.use('/canary', createCanaryRouter({
       db: testDb.db,
       engine: testEngine(testDb.db),
       logger: silentLogger,
+      authorizer: createAuthorizer(testDb.db),
       authorize: (req, permission) => !(denied.has(permission.action) && req.headers['x-role'] === 'viewer'),
     }))
   })

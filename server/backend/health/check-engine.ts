@@ -6,6 +6,8 @@ import { createOutageGate } from '#server/db/outage.ts'
 import { CHECK_RUNNERS, timeoutFor, unsupportedRunner } from './check-runners.ts'
 import type { CheckResult, CheckRunContext, StoredConnection } from './check-result.ts'
 import { runCheck } from './check-run.ts'
+import { createTargetFence } from './check-trust.ts'
+import type { AllowedTarget } from './checks/target-guard.ts'
 import { syncCanaries, type SyncOutcome } from './canary-sync.ts'
 import { pruneCheckStatuses, storeRuns, type CompletedRun } from './result-store.ts'
 import { MIN_RUN_GAP_MS, nextTick, parseSchedule, type Schedule } from './schedule.ts'
@@ -30,6 +32,8 @@ export type CheckEngineOptions = {
   minIntervalMs?: number
   /** How long stop() lets running checks finish before aborting them and releasing their leases. */
   stopGraceMs?: number
+  /** Targets canaries without an exec holder's trust may still reach (LOOKOUT_CHECK_ALLOWED_TARGETS). */
+  allowedTargets?: AllowedTarget[]
 }
 
 /** The answer of Run Now, in canary-checker's result shape (http-api §2.6.1). */
@@ -107,6 +111,7 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
   const pruneMs = options.pruneIntervalMs ?? 3_600_000
   const minGapMs = options.minIntervalMs ?? MIN_RUN_GAP_MS
   const log = logger.child({ component: 'check-engine', processId })
+  const fence = createTargetFence({ db, allowedTargets: options.allowedTargets })
 
   let started = false
   let stopping = false
@@ -173,6 +178,7 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
       check: { id: claim.check_id, name: claim.name, type: claim.type, description: claim.description ?? '', labels: claim.labels ?? {}, endpoint: '' },
       templatesEnabled: claim.canary_annotations?.template !== 'false',
       resolveConnection,
+      targets: fence.forCanary(claim.canary_id),
       lastResult: async () => {
         const { rows } = await db.query<Record<string, unknown>>(
           `SELECT status, invalid, created_at AS "createdAt", duration, message, error, details AS results

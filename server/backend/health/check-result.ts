@@ -1,3 +1,5 @@
+import type { TargetGuard } from './checks/target-guard.ts'
+
 /** One outcome of running a check (resource-specs §1.4 step 2). */
 export type CheckResult = {
   pass: boolean
@@ -42,6 +44,8 @@ export type CheckRunContext = {
   templatesEnabled: boolean
   resolveConnection(ref: string, namespace: string): Promise<StoredConnection | null>
   lastResult(): Promise<Record<string, unknown> | null>
+  /** Where network checks may connect (target-guard.ts); absent = anywhere. */
+  targets?: TargetGuard
 }
 
 export type StoredConnection = {

@@ -1,6 +1,7 @@
-import type { Queryable } from '#server/db/client.ts'
-import type { AccessSubject, Authorizer } from '#server/backend/rbac/authorizer.ts'
+import type { Db, Queryable } from '#server/db/client.ts'
+import { createAuthorizer, type AccessSubject, type Authorizer } from '#server/backend/rbac/authorizer.ts'
 import { holdsExec } from '#server/backend/rbac/exec-permission.ts'
+import { restrictedGuard, type AllowedTarget, type TargetGuard } from './checks/target-guard.ts'
 
 /**
  * Whose canary may reach this server's own addresses (issue 10). Someone who may run shell
@@ -65,6 +66,25 @@ export function createCheckTrust(options: { db: Queryable; authorizer: Authorize
         if (oldest !== undefined) cache.delete(oldest)
       }
       return value
+    },
+  }
+}
+
+/**
+ * Each canary's fence: unrestricted when its spec is trusted, the restricted guard otherwise.
+ * Lazy, so building a run's context stays synchronous; the trust lookup happens on the first
+ * connection a check makes (and is cached across runs).
+ */
+export function createTargetFence(options: { db: Queryable; authorizer?: Authorizer; allowedTargets?: AllowedTarget[] }) {
+  const trust = createCheckTrust({ db: options.db, authorizer: options.authorizer ?? createAuthorizer(options.db as Db) })
+  const restricted = restrictedGuard(options.allowedTargets ?? [])
+  return {
+    trust,
+    forCanary(canaryId: string): TargetGuard {
+      return {
+        isRestricted: async () => !(await trust.trusts(canaryId)),
+        admit: async (host, port) => ((await trust.trusts(canaryId)) ? null : restricted.admit(host, port)),
+      }
     },
   }
 }

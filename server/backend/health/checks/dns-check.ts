@@ -32,8 +32,15 @@ export const runDnsCheck: CheckRunner = async (spec, context) => {
   const timeoutSeconds = Number(spec.timeout ?? 10) || 10
   let resolver: dns.promises.Resolver | null = null
   if (typeof spec.server === 'string' && spec.server !== '') {
+    let server = spec.server
+    try {
+      // A named server is a target like any other; the resolver is given the admitted address.
+      server = (await context.targets?.admit(spec.server, Number(spec.port ?? 53)))?.address ?? server
+    } catch (error) {
+      return [failResult(result, `lookup ${query}: ${(error as Error).message}`)]
+    }
     resolver = new dns.promises.Resolver({ timeout: timeoutSeconds * 1000, tries: 1 })
-    resolver.setServers([`${spec.server.includes(':') && !spec.server.startsWith('[') ? `[${spec.server}]` : spec.server}:${Number(spec.port ?? 53)}`])
+    resolver.setServers([`${server.includes(':') && !server.startsWith('[') ? `[${server}]` : server}:${Number(spec.port ?? 53)}`])
   }
   context.check.endpoint = `${query} ${type}`
   const started = performance.now()

@@ -38,6 +38,7 @@ async function apiCall(
       headers: { accept: 'application/json', ...(request.body ? { 'content-type': 'application/json' } : {}), ...headers },
       body: request.body,
       signal: context.signal,
+      targets: context.targets,
     })
     const duration = Math.round(performance.now() - started)
     let json: unknown = null

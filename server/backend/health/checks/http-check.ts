@@ -58,6 +58,7 @@ export const runHttpCheck: CheckRunner = async (spec, context) => {
       headers,
       body,
       signal: context.signal,
+      targets: context.targets,
       maxRedirects: typeof spec.maxRedirects === 'number' ? spec.maxRedirects : 10,
       tls: {
         rejectUnauthorized: !tls?.insecureSkipVerify,

@@ -2,6 +2,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { isIP } from 'node:net'
 import type { TLSSocket } from 'node:tls'
+import { pinnedLookup, type TargetGuard } from './target-guard.ts'
 
 /**
  * A lean HTTP(S) client for checks: keep-alive pools shared by every check, manual redirects
@@ -11,6 +12,9 @@ import type { TLSSocket } from 'node:tls'
  */
 const HTTP_AGENT = new http.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 256 })
 const HTTPS_AGENT = new https.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 256 })
+// Fenced checks (target-guard.ts) never reuse a socket a trusted check opened to a host they may not reach.
+const GUARDED_HTTP_AGENT = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 })
+const GUARDED_HTTPS_AGENT = new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 })
 
 export type HttpResponse = {
   status: number
@@ -30,12 +34,16 @@ export type HttpRequestOptions = {
   maxRedirects?: number
   maxBodyBytes?: number
   tls?: { rejectUnauthorized?: boolean; ca?: string; cert?: string; key?: string }
+  /** Where the request may connect; every hop (redirects too) is admitted before it dials. */
+  targets?: TargetGuard
 }
 
 const USER_AGENT = 'canary-checker/lookout'
 
-function once(url: URL, options: HttpRequestOptions): Promise<HttpResponse> {
+async function once(url: URL, options: HttpRequestOptions): Promise<HttpResponse> {
   const isHttps = url.protocol === 'https:'
+  const hostname = url.hostname.replace(/^\[|\]$/g, '')
+  const admission = options.targets ? await options.targets.admit(hostname, Number(url.port) || (isHttps ? 443 : 80)) : null
   const transport = isHttps ? https : http
   const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...options.headers }
   if (url.username || url.password) {
@@ -48,12 +56,13 @@ function once(url: URL, options: HttpRequestOptions): Promise<HttpResponse> {
     const request = transport.request(
       {
         protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        hostname,
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
         method: options.method ?? 'GET',
         headers,
-        agent: isHttps ? HTTPS_AGENT : HTTP_AGENT,
+        agent: admission ? (isHttps ? GUARDED_HTTPS_AGENT : GUARDED_HTTP_AGENT) : isHttps ? HTTPS_AGENT : HTTP_AGENT,
+        ...(admission ? { lookup: pinnedLookup(admission) } : {}),
         signal: options.signal,
         ...(isHttps ? { rejectUnauthorized: options.tls?.rejectUnauthorized ?? true, ca: options.tls?.ca, cert: options.tls?.cert, key: options.tls?.key, servername: isIP(url.hostname) ? undefined : url.hostname } : {}),
       },

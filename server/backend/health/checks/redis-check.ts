@@ -2,6 +2,7 @@ import { Redis } from 'ioredis'
 import { failResult, invalidResult, newResult, type CheckRunner } from '../check-result.ts'
 import { parseDurationMs } from '../duration.ts'
 import { envValue, resolveAccess } from './check-inputs.ts'
+import type { Admission } from './target-guard.ts'
 import type { EnvVar } from '../canary-spec.schema.ts'
 
 /** `redis` (§1.7.7): PING must answer PONG. `url` is `host:port`; `addr` is its old name. */
@@ -20,8 +21,15 @@ export const runRedisCheck: CheckRunner = async (spec, context) => {
   const db = Number(spec.db ?? access.properties.db ?? 0) || 0
   const tls = spec.tlsConfig as { enable?: boolean; insecureSkipVerify?: boolean; ca?: EnvVar; cert?: EnvVar; key?: EnvVar; handshakeTimeout?: unknown } | undefined
   const tlsOn = Boolean(tls && (tls.enable || tls.insecureSkipVerify || tls.ca || tls.cert))
+  let admission: Admission = null
+  try {
+    admission = (await context.targets?.admit(host, Number(port))) ?? null
+  } catch (error) {
+    return [failResult(result, `failed to execute query: ${(error as Error).message}`)]
+  }
   const client = new Redis({
-    host,
+    // The admitted address is dialled as checked; TLS still verifies the name written.
+    host: admission?.address ?? host,
     port: Number(port),
     db,
     username: access.username || undefined,
@@ -31,7 +39,7 @@ export const runRedisCheck: CheckRunner = async (spec, context) => {
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     enableOfflineQueue: false,
-    tls: tlsOn ? { rejectUnauthorized: !tls!.insecureSkipVerify, minVersion: 'TLSv1.2', ca: envValue(tls!.ca, 'tlsConfig.ca'), cert: envValue(tls!.cert, 'tlsConfig.cert'), key: envValue(tls!.key, 'tlsConfig.key') } : undefined,
+    tls: tlsOn ? { rejectUnauthorized: !tls!.insecureSkipVerify, minVersion: 'TLSv1.2', ca: envValue(tls!.ca, 'tlsConfig.ca'), cert: envValue(tls!.cert, 'tlsConfig.cert'), key: envValue(tls!.key, 'tlsConfig.key'), ...(admission ? { servername: host } : {}) } : undefined,
   })
   client.on('error', () => undefined)
   const abort = () => client.disconnect()

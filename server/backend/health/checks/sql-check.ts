@@ -1,8 +1,10 @@
+import net from 'node:net'
 import mysql from 'mysql2/promise'
 import pg from 'pg'
 import { failResult, invalidResult, newResult, type CheckResult, type CheckRunContext, type CheckRunner } from '../check-result.ts'
 import { renderGoTemplate } from '../go-template.ts'
 import { resolveAccess } from './check-inputs.ts'
+import type { TargetGuard } from './target-guard.ts'
 
 type Rows = Record<string, unknown>[]
 
@@ -28,8 +30,26 @@ function postgresConfig(url: string): pg.ClientConfig {
   }
 }
 
-async function queryPostgres(url: string, query: string, timeoutMs: number, signal: AbortSignal): Promise<Rows> {
+/**
+ * Dials the address the guard admitted instead of resolving the host again. node-postgres has no
+ * lookup hook, so the client's resolved host is swapped for the address, and TLS keeps checking
+ * the certificate against the name the user wrote.
+ */
+async function admitPostgres(client: pg.Client, targets: TargetGuard | undefined): Promise<void> {
+  if (!targets) return
+  const original = client.host
+  const admission = await targets.admit(original, client.port)
+  if (!admission) return
+  client.host = admission.address
+  const connection = (client as unknown as { connection?: { ssl?: unknown } }).connection
+  if (connection?.ssl && !net.isIP(original)) {
+    connection.ssl = { ...(typeof connection.ssl === 'object' ? connection.ssl : {}), servername: original }
+  }
+}
+
+async function queryPostgres(url: string, query: string, timeoutMs: number, signal: AbortSignal, targets?: TargetGuard): Promise<Rows> {
   const client = new pg.Client({ ...postgresConfig(url), types: pgTypes, connectionTimeoutMillis: timeoutMs, statement_timeout: timeoutMs, application_name: 'lookout-check' })
+  await admitPostgres(client, targets)
   const abort = () => void client.end().catch(() => undefined)
   signal.addEventListener('abort', abort, { once: true })
   try {
@@ -60,8 +80,13 @@ export function mysqlConfig(url: string): mysql.ConnectionOptions {
   }
 }
 
-async function queryMysql(url: string, query: string, timeoutMs: number, signal: AbortSignal): Promise<Rows> {
-  const connection = await mysql.createConnection({ ...mysqlConfig(url), connectTimeout: timeoutMs, supportBigNumbers: true, bigNumberStrings: false, decimalNumbers: true })
+async function queryMysql(url: string, query: string, timeoutMs: number, signal: AbortSignal, targets?: TargetGuard): Promise<Rows> {
+  const config = mysqlConfig(url)
+  if (targets) {
+    const admission = await targets.admit(config.socketPath ?? config.host ?? 'localhost', config.port ?? 3306)
+    if (admission) config.host = admission.address
+  }
+  const connection = await mysql.createConnection({ ...config, connectTimeout: timeoutMs, supportBigNumbers: true, bigNumberStrings: false, decimalNumbers: true })
   const abort = () => connection.destroy()
   signal.addEventListener('abort', abort, { once: true })
   try {
@@ -106,7 +131,9 @@ function sqlRunner(driver: 'postgres' | 'mysql'): CheckRunner {
     const started = performance.now()
     let rows: Rows
     try {
-      rows = driver === 'postgres' ? await queryPostgres(url, query, timeoutMs, context.signal) : await queryMysql(url, query, timeoutMs, context.signal)
+      rows = driver === 'postgres'
+        ? await queryPostgres(url, query, timeoutMs, context.signal, context.targets)
+        : await queryMysql(url, query, timeoutMs, context.signal, context.targets)
     } catch (error) {
       result.duration = Math.round(performance.now() - started)
       return [failResult(result, `failed to execute query: ${(error as Error).message}`)]

@@ -13,8 +13,15 @@ export const runTcpCheck: CheckRunner = async (spec, context) => {
   context.check.endpoint = endpoint
   const threshold = Number(spec.thresholdMillis ?? 0)
   const started = performance.now()
+  let host = parts[0]
+  try {
+    host = (await context.targets?.admit(host, port))?.address ?? host
+  } catch (error) {
+    result.duration = Math.round(performance.now() - started)
+    return [failResult(result, `Connection error: ${(error as Error).message}`)]
+  }
   const error = await new Promise<string | null>((resolve) => {
-    const socket = net.connect({ host: parts[0], port, signal: context.signal })
+    const socket = net.connect({ host, port, signal: context.signal })
     const timer = threshold > 0 ? setTimeout(() => { socket.destroy(); resolve(`dial tcp ${endpoint}: i/o timeout`) }, threshold) : undefined
     socket.once('connect', () => { clearTimeout(timer); socket.destroy(); resolve(null) })
     socket.once('error', (err) => { clearTimeout(timer); resolve(`dial tcp ${endpoint}: ${err.message}`) })
