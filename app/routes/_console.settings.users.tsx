@@ -13,8 +13,8 @@ import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
-import { hasAccess, isAdmin, type SessionInfo } from '#app/lib/access.ts'
-import { ROLE_MATRIX } from '#server/backend/rbac/role-matrix.ts'
+import { hasAccess } from '#app/lib/access.ts'
+import { invitableRoles } from '#app/lib/invitable-roles.ts'
 import { apiJson, GatewayError } from '#app/lib/gateway.server.ts'
 import { ROLE_SUBJECTS } from '#app/lib/permissions-form.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
@@ -36,19 +36,6 @@ const InviteSchema = z.object({
 type InviteValues = { firstName: string; lastName: string; email: string; role: string }
 type PersonRole = { id: string; name: string; email: string | null; roles?: string[] | null }
 type PersonRow = { id: string; created_at?: string | null; last_login?: string | null }
-
-/**
- * Roles this session could give: every area the role reads or writes must be one the session
- * reads or writes too (an inviter only gives what they hold). A hint for the form; the API
- * checks every grant of the role and has the last word.
- */
-function invitableRoles(session: SessionInfo): string[] {
-  if (isAdmin(session)) return [...ROLE_SUBJECTS]
-  return ROLE_SUBJECTS.filter((role) => {
-    const grants = ROLE_MATRIX[role]
-    return grants.read.every((area) => hasAccess(session, area, 'read')) && grants.write.every((area) => hasAccess(session, area, 'write'))
-  })
-}
 
 function failure(error: unknown): string {
   if (error instanceof GatewayError) return error.message
