@@ -33,6 +33,9 @@ export type ProxyTarget = {
   requestId?: string
 }
 
+/** Methods that change nothing (RFC 9110 §9.2.1): a timeout leaves nothing in doubt. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
+
 // Keep-alive pools: a new TCP connection per request would dominate the proxy's cost.
 const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 })
 const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 })
@@ -128,7 +131,9 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, target: 
     else socket.once('connect', () => clearTimeout(connectTimer))
   })
   upstreamReq.setTimeout(options.responseTimeoutMs, () => {
-    fail(504, 'upstream_timeout', `${target.service} at ${base.origin} did not answer within ${options.responseTimeoutMs} ms`)
+    const silence = `${target.service} at ${base.origin} did not answer within ${options.responseTimeoutMs} ms`
+    // The upstream had the request: a write may have been applied even though no answer came.
+    fail(504, 'upstream_timeout', SAFE_METHODS.has(req.method ?? 'GET') ? silence : `${silence}; the ${req.method} may or may not have been applied, so check before retrying it`)
   })
   upstreamReq.on('error', (error: NodeJS.ErrnoException) => {
     clearTimeout(connectTimer)
