@@ -13,6 +13,7 @@ import { clientAddressMiddleware, resolveClient } from '#server/ops/client-addre
 import { createMetrics } from '#server/ops/metrics.ts'
 import { mountOperationsEndpoints } from '#server/ops/operations.ts'
 import { cspNonce, securityHeaders } from '#server/ops/security.ts'
+import { refuseMalformedUrl } from '#server/ops/url-encoding.ts'
 
 export type AppOptions = {
   env: Env
@@ -54,6 +55,7 @@ export function createApp(options: AppOptions): LookoutApp {
   const metrics = createMetrics(db)
   const upstreamFastPath = createUpstreamFastPath({ env, metrics, logger })
   app.use((req, res, next) => {
+    if (refuseMalformedUrl(req, res)) return
     if (!upstreamFastPath(req, res)) next()
   })
   app.use(createHttpLogger(logger))
@@ -98,6 +100,7 @@ export function createApp(options: AppOptions): LookoutApp {
   return Object.assign(app, {
     listener: (req: IncomingMessage, res: ServerResponse) => {
       resolveClient(req, env.LOOKOUT_TRUST_PROXY)
+      if (refuseMalformedUrl(req, res)) return
       if (!upstreamFastPath(req, res)) app(req, res)
     },
   })

@@ -7,6 +7,7 @@ import { createHttpLogger, createLogger } from '#server/logger.ts'
 import { clientAddressMiddleware } from '#server/ops/client-address.ts'
 import { createMetrics } from '#server/ops/metrics.ts'
 import { mountOperationsEndpoints } from '#server/ops/operations.ts'
+import { refuseMalformedUrl } from '#server/ops/url-encoding.ts'
 
 /**
  * The embedded backend alone, serving the platform's paths at its root as Mission Control
@@ -38,6 +39,9 @@ async function main(): Promise<void> {
   // counts (for rate limits and sessions) only with LOOKOUT_TRUST_PROXY.
   app.set('trust proxy', env.LOOKOUT_TRUST_PROXY)
   app.use(clientAddressMiddleware(env.LOOKOUT_TRUST_PROXY))
+  app.use((req, res, next) => {
+    if (!refuseMalformedUrl(req, res)) next()
+  })
   app.use(createHttpLogger(logger))
   app.use(metrics.middleware)
   mountOperationsEndpoints(app, { db, metrics, isMigrated: () => true, env })
