@@ -70,12 +70,19 @@ export async function teamPermissions(db: Queryable, teamIds: string[]): Promise
 
 /**
  * What a permission subject holds. A team's power is its members' (team grants included) plus
- * its own grants, which whoever joins later receives.
+ * its own grants, which whoever joins later receives; `except` leaves one member out (the
+ * author, who trivially holds what they hold).
  */
-export async function grantsOfSubject(authorizer: Authorizer, db: Queryable, subjectType: string, subject: string): Promise<Grant[]> {
+export async function grantsOfSubject(
+  authorizer: Authorizer,
+  db: Queryable,
+  subjectType: string,
+  subject: string,
+  except?: string,
+): Promise<Grant[]> {
   switch (subjectType) {
     case 'person':
-      return isUuid(subject) ? allowsOf(authorizer, { personId: subject }) : []
+      return isUuid(subject) && subject !== except ? allowsOf(authorizer, { personId: subject }) : []
     case 'group':
       return grantsOfRole(authorizer, subject)
     case 'team': {
@@ -84,7 +91,9 @@ export async function grantsOfSubject(authorizer: Authorizer, db: Queryable, sub
         if (row.deny) continue
         for (const action of split(row.action)) grants.push({ object: row.object, action })
       }
-      for (const member of await teamMembers(db, subject)) grants.push(...(await allowsOf(authorizer, { personId: member })))
+      for (const member of await teamMembers(db, subject)) {
+        if (member !== except) grants.push(...(await allowsOf(authorizer, { personId: member })))
+      }
       return grants
     }
     case 'notification':
@@ -109,9 +118,8 @@ export async function firstMissing(authorizer: Authorizer, principal: AccessSubj
 }
 
 /**
- * Whether the principal holds everything the subject holds (so targeting it cannot reach
- * above the author). The author trivially dominates themselves; a team is dominated when all of
- * its other members and its own grants are.
+ * The first grant the subject holds and the principal does not: targeting such a subject would
+ * reach above the author. The author trivially dominates themselves, also as a team member.
  */
 export async function missingOverSubject(
   authorizer: Authorizer,
@@ -120,18 +128,7 @@ export async function missingOverSubject(
   subjectType: string,
   subject: string,
 ): Promise<Grant | undefined> {
-  if (subjectType === 'person' && subject === principal.personId) return undefined
-  if (subjectType === 'team') {
-    const grants: Grant[] = []
-    for (const row of await teamPermissions(db, [subject])) {
-      if (!row.deny) for (const action of split(row.action)) grants.push({ object: row.object, action })
-    }
-    for (const member of await teamMembers(db, subject)) {
-      if (member !== principal.personId) grants.push(...(await allowsOf(authorizer, { personId: member })))
-    }
-    return firstMissing(authorizer, principal, grants)
-  }
-  return firstMissing(authorizer, principal, await grantsOfSubject(authorizer, db, subjectType, subject))
+  return firstMissing(authorizer, principal, await grantsOfSubject(authorizer, db, subjectType, subject, principal.personId))
 }
 
 /** The first grant of `role` the principal lacks: giving someone that role would raise them above the giver. */
