@@ -134,6 +134,18 @@ describe('admins and the allow-list', () => {
     expect((await engine.runNow(checks.get('own-api')!))!.error).toMatch(REFUSED_SELF)
   })
 
+  it("does not send a stored connection's credentials to a URL an editor chose", async () => {
+    // The connection an admin stored for a real service; editors cannot read connections.
+    await db.query(`INSERT INTO connections (name, namespace, type, url, username, password) VALUES ('grafana', 'default', 'http', 'https://grafana.example.invalid', 'svc', 'connection-secret-123')`)
+    const checks = await writeCanary(editor, 'editor-exfil', { http: [{ name: 'steal', url: `${peer.url}/collect`, connection: 'connection://default/grafana' }] })
+    const engine = testEngine(db, { allowedTargets: parseAllowedTargets(`127.0.0.1:${peer.port}`) })
+    const hitsBefore = peer.hits.get('/collect') ?? 0
+    const result = (await engine.runNow(checks.get('steal')!))!
+    expect(result.invalid).toBe(true)
+    expect(result.error).toMatch(/connection connection:\/\/default\/grafana: its credentials go only to its own URL/)
+    expect(peer.hits.get('/collect') ?? 0).toBe(hitsBefore)
+  })
+
   it('validates the setting', () => {
     expect(() => parseEnv({ NODE_ENV: 'test', LOOKOUT_CHECK_ALLOWED_TARGETS: '127.0.0.1:99999' })).toThrow(/LOOKOUT_CHECK_ALLOWED_TARGETS.*port must be 1-65535/s)
     expect(() => parseEnv({ NODE_ENV: 'test', LOOKOUT_CHECK_ALLOWED_TARGETS: 'not a host' })).toThrow(/not a CIDR, address or host/)

@@ -41,7 +41,7 @@ export type ResolvedAccess = {
  */
 export async function resolveAccess(
   spec: Record<string, unknown>,
-  context: Pick<CheckRunContext, 'resolveConnection' | 'canary' | 'templatesEnabled'>,
+  context: Pick<CheckRunContext, 'resolveConnection' | 'canary' | 'templatesEnabled' | 'targets'>,
   options: { urlKeys?: string[]; connectionIsUrl?: boolean } = {},
 ): Promise<ResolvedAccess> {
   const urlKeys = options.urlKeys ?? ['url']
@@ -56,6 +56,12 @@ export async function resolveAccess(
       const namespace = typeof spec.namespace === 'string' ? spec.namespace : context.canary.namespace
       const found = await context.resolveConnection(reference, namespace)
       if (!found) throw new CheckInputError(`connection ${reference} was not found`)
+      // A stored connection's credentials go only to the connection's own URL unless the canary
+      // is trusted (written by an exec holder): otherwise anyone who may write a canary could
+      // send them to a host of their choosing and read what they may not (connections).
+      if (url && url !== (found.url ?? '') && (await context.targets?.isRestricted())) {
+        throw new CheckInputError(`connection ${reference}: its credentials go only to its own URL; an inline URL next to it needs a canary written by someone with the exec permission`)
+      }
       connection = found
       if (!url && found.url) url = found.url
       username = found.username ?? username
