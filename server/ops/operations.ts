@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type express from 'express'
 import type { Db } from '#server/db/client.ts'
+import { connectionFailureDetails } from '#server/db/outage.ts'
 import type { Env } from '#server/env.ts'
 import type { Metrics } from './metrics.ts'
 
@@ -46,7 +47,8 @@ export function mountOperationsEndpoints(
       await db.query('SELECT 1')
       checks.database = 'ok'
     } catch (error) {
-      checks.database = `unreachable: ${(error as Error).message}`
+      // /readyz is public: the database's address stays in the log.
+      checks.database = `unreachable: ${connectionFailureDetails(error)}`
     }
     checks.migrations = options.isMigrated() ? 'ok' : 'pending'
     const ready = Object.values(checks).every((value) => value === 'ok')

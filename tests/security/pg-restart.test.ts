@@ -203,7 +203,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres' || !BIN)('PostgreSQL restart under a 
   it('keeps the process alive, answers 503 during the outage, resumes, and keeps every acknowledged write', async () => {
     const base = server!.url
     const outcomes: (Outcome & { name: string })[] = []
-    const ready: { status: number; at: number }[] = []
+    const ready: { status: number; at: number; body: string }[] = []
     let writing = true
     let sequence = 0
 
@@ -231,8 +231,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres' || !BIN)('PostgreSQL restart under a 
     const poller = async () => {
       while (writing) {
         const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(20_000) }).catch(() => null)
-        ready.push({ status: response?.status ?? 0, at: Date.now() })
-        await response?.text().catch(() => undefined)
+        ready.push({ status: response?.status ?? 0, at: Date.now(), body: (await response?.text().catch(() => '')) ?? '' })
         await sleep(100)
       }
     }
@@ -266,7 +265,11 @@ describe.skipIf(TEST_ENGINE !== 'postgres' || !BIN)('PostgreSQL restart under a 
     }
     expect(answered.filter((o) => o.status === 201 && o.at < stopAt).length).toBeGreaterThan(0)
 
-    expect(ready.some((probe) => probe.status === 503 && probe.at > stopAt)).toBe(true)
+    const down = ready.find((probe) => probe.status === 503 && probe.at > stopAt)
+    expect(down).toBeDefined()
+    expect(JSON.parse(down!.body)).toMatchObject({ status: 'not ready', checks: { database: expect.stringMatching(/^unreachable: /) } })
+    // /readyz is public: it does not tell the world where the database lives.
+    expect(down!.body).not.toContain(new URL(cluster!.url).port)
     expect((await fetch(`${base}/readyz`)).status).toBe(200)
 
     const acknowledged = answered.filter((o) => o.status === 201).map((o) => o.name)

@@ -50,6 +50,9 @@ async function admitPostgres(client: pg.Client, targets: TargetGuard | undefined
 async function queryPostgres(url: string, query: string, timeoutMs: number, signal: AbortSignal, targets?: TargetGuard): Promise<Rows> {
   const client = new pg.Client({ ...postgresConfig(url), types: pgTypes, connectionTimeoutMillis: timeoutMs, statement_timeout: timeoutMs, application_name: 'lookout-check' })
   await admitPostgres(client, targets)
+  // A target restarting under the query also emits 'error' on the client; unheard, it would end
+  // the process. The query's own rejection reports the failure.
+  client.on('error', () => undefined)
   const abort = () => void client.end().catch(() => undefined)
   signal.addEventListener('abort', abort, { once: true })
   try {
