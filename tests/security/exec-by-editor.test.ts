@@ -12,6 +12,7 @@ import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
 import { ROOT } from '#tests/support/processes.ts'
 import { personWith } from '#tests/rbac/rbac-fixture.ts'
+import { syncCanaries } from '#server/backend/health/canary-sync.ts'
 
 // Issue 10, finding 2: an editor could store an exec check (through any canary write path) and
 // have the engine run it as the server's user. Exec is now its own permission.
@@ -190,6 +191,22 @@ describe('an editor cannot store anything that runs a process', () => {
     expect(byAdmin.stderr).toBe('')
     expect(byAdmin.stdout).toContain('canary default/ed-cli created (1 checks)')
   }, 60_000)
+})
+
+describe('the engine', () => {
+  it('does not run an exec check nobody with exec vouched for, however it reached the table', async () => {
+    const { rows: [canary] } = await db.query<{ id: string }>(
+      `INSERT INTO canaries (name, namespace, spec, source) VALUES ('raw-exec', 'default', $1, 'UI') RETURNING id`,
+      [JSON.stringify({ schedule: '@never', exec: [{ name: 'x', script: 'echo ran' }] })],
+    )
+    await syncCanaries(db, { wait: true })
+    const { rows: [check] } = await db.query<{ id: string }>('SELECT id FROM checks WHERE canary_id = $1', [canary!.id])
+    const run = await request(app).post(`/api/canary/run/check/${check!.id}`).set(editor.headers)
+    expect(run.status).toBe(200)
+    expect(run.body).toMatchObject({ invalid: true })
+    expect(run.body.error).toMatch(/exec checks run only for canaries written by someone holding the exec permission/)
+    expect(run.body.detail).toBeUndefined()
+  })
 })
 
 describe('admins and explicitly granted people may', () => {

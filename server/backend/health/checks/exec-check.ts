@@ -29,6 +29,11 @@ export function execEnvironment(specEnv: Record<string, string>, source: Record<
  */
 export const runExecCheck: CheckRunner = async (spec, context) => {
   const result = newResult()
+  // Writing exec needs the exec permission; this catches specs that reached the table some other
+  // way (direct SQL); canaries that existed at upgrade were trusted as they stood (0160).
+  if (await context.targets?.isRestricted()) {
+    return [invalidResult(result, 'exec checks run only for canaries written by someone holding the exec permission; ask an admin to save this canary')]
+  }
   const script = String(spec.script ?? '')
   const env: Record<string, string> = {}
   try {
