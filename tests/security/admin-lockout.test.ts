@@ -54,6 +54,12 @@ describe('no deny can lock every admin out', () => {
     }
     const { rows } = await testDb.db.query(`SELECT 1 FROM permissions WHERE subject = 'admin' AND deny`)
     expect(rows).toHaveLength(0)
+    // Nor as a casbin role rule, which only admins write.
+    const casbin = await request(app)
+      .post('/api/db/casbin_rule')
+      .set(bearer)
+      .send({ ptype: 'p', v0: 'admin', v1: 'rbac', v2: 'update', v3: 'deny', v4: 'true', v5: '' })
+    expect(casbin.status).toBe(403)
   })
 
   it('refuses a person or team deny that covers every admin, and allows one that leaves an admin', async () => {

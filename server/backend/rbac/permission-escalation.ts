@@ -106,6 +106,36 @@ async function appliesTo(authorizer: Authorizer, input: ValidateWriteInput, prin
   }
 }
 
+const LOCKOUT: [string, string] = [
+  'this deny would lock every admin out of rbac: keep at least one admin able to undo it',
+  'denies on rbac or permission writes may not reach the admin group or every admin person',
+]
+
+// casbin rows a deny could live in: `p, <subject>, <object>, <action>, deny`.
+const CASBIN_RULE_FIELDS = new Set(['ptype', 'v0', 'v1', 'v2', 'v3'])
+
+/** Even for admins, a casbin deny row may not lock every admin out (see admin-lockout.ts). */
+async function casbinLockout(input: ValidateWriteInput): Promise<ValidateWriteResult> {
+  if (input.method === 'DELETE') return { ok: true }
+  const patch = input.method === 'PATCH' ? (input.rows[0] ?? {}) : {}
+  let after: Row[] = input.rows
+  if (input.method === 'PATCH') {
+    if (!Object.keys(patch).some((key) => CASBIN_RULE_FIELDS.has(key))) return { ok: true }
+    const id = /^eq\.(\d{1,18})$/.exec(String(input.req.query.id ?? ''))?.[1]
+    if (!id) return refuse('name one casbin rule (id=eq.<id>) to change what it says', 'a change of who or what a rule covers is checked row by row')
+    after = (await input.db.query<Row>('SELECT * FROM casbin_rule WHERE id = $1', [id])).rows.map((row) => ({ ...row, ...patch }))
+  }
+  for (const row of after) {
+    if (row.ptype !== 'p' || row.v3 !== 'deny') continue
+    const subject = String(row.v0 ?? '')
+    const rule = { subject_type: isUuid(subject) ? 'person' : 'group', subject, object: String(row.v1 ?? ''), action: String(row.v2 ?? '') }
+    if (await locksAdminsOut(input.db, rule)) {
+      return refuse(...LOCKOUT)
+    }
+  }
+  return { ok: true }
+}
+
 /**
  * Permission rows decide who may do what, so writing them is rbac work (issue 10 §4), although
  * the spec's matrix lets editors write the `permissions` area:
@@ -126,8 +156,8 @@ export function createPermissionWriteValidator(authorizer: Authorizer) {
     if (!principal) return { ok: true }
     const admin = await isAdmin(authorizer, principal)
     if (input.relation === 'casbin_rule') {
-      if (admin) return { ok: true }
-      return refuse('casbin rules are written by admins only', 'assign roles with /rbac/{id}/update_role and grant with permission rows')
+      if (!admin) return refuse('casbin rules are written by admins only', 'assign roles with /rbac/{id}/update_role and grant with permission rows')
+      return casbinLockout(input)
     }
 
     if (!admin) {
@@ -203,10 +233,7 @@ export function createPermissionWriteValidator(authorizer: Authorizer) {
       if (row.deny !== true || !isLive(row)) continue
       for (const { object, actions } of grantsOf(row)) {
         if (await locksAdminsOut(input.db, { subject_type: row.subject_type, subject: row.subject, object, action: actions.join(',') })) {
-          return refuse(
-            'this deny would lock every admin out of rbac: keep at least one admin able to undo it',
-            'denies on rbac or permission writes may not reach the admin group or every admin person',
-          )
+          return refuse(...LOCKOUT)
         }
       }
     }
