@@ -135,11 +135,10 @@ export function createDbAuthorization(options: { db: Db; authorizer: Authorizer;
     next()
   }
 
-  async function decide(request: AuthorizeRequest): Promise<AuthorizeResult> {
+  async function decide(request: AuthorizeRequest, access: RelationAccess | undefined, id: string | undefined): Promise<AuthorizeResult> {
     const res = request.req.res
     const principal = res ? principalOrUndefined(res) : undefined
     if (!principal) return { allowed: false, status: 401, message: 'Not logged in' }
-    const access = relationAccess(request.relation, request.kind)
     if (!access) return { allowed: false, status: 404, message: 'Not found' }
     // Deliberate departure from the spec's matrix (docs/decisions/005): the token table is never
     // served through the data API, to anyone. Its rows are credentials (hashes, owners, expiry);
@@ -150,8 +149,6 @@ export function createDbAuthorization(options: { db: Db; authorizer: Authorizer;
       return { allowed: false, status: 403, message: ACCESS_DENIED }
     }
     let resource: ResourceRef | undefined
-    // The query's id filter names rows of the top relation only, never those of an embed.
-    const id = access.resource && !request.related ? singleId(request.req) : undefined
     if (id && (await authorizer.dependsOnResource(principal, access.object, access.area))) {
       resource = await loadResource(db, request.relation, access, id)
     }
@@ -162,16 +159,22 @@ export function createDbAuthorization(options: { db: Db; authorizer: Authorizer;
     return { allowed: false, status: 403, message: ACCESS_DENIED }
   }
 
-  // A relation can come up several times in one request (the top level, embeds at any depth).
+  // One request asks about many relations (embeds at any depth) and each authorizer call costs
+  // a policy evaluation, so answers are shared within the request: the answer rests only on the
+  // area, object and action, and on the row when the top relation's id filter names one.
   const decided = new WeakMap<Request, Map<string, Promise<AuthorizeResult>>>()
 
   function authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
-    const id = request.related ? '' : (singleId(request.req) ?? '')
-    const key = `${request.kind}\u0000${request.relation}\u0000${request.action}\u0000${id}`
+    const access = relationAccess(request.relation, request.kind)
+    // The query's id filter names rows of the top relation only, never those of an embed.
+    const id = access?.resource && !request.related ? singleId(request.req) : undefined
+    const key = access
+      ? [access.area, access.object, request.action, id ? `${request.relation}/${id}` : ''].join('\u0000')
+      : `\u0000${request.kind}\u0000${request.relation}`
     let verdicts = decided.get(request.req)
     if (!verdicts) decided.set(request.req, (verdicts = new Map()))
     let verdict = verdicts.get(key)
-    if (!verdict) verdicts.set(key, (verdict = decide(request)))
+    if (!verdict) verdicts.set(key, (verdict = decide(request, access, id)))
     return verdict
   }
 
