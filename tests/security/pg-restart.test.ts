@@ -13,6 +13,7 @@ import { createCheckEngine } from '#server/backend/health/check-engine.ts'
 import type { Db } from '#server/db/client.ts'
 import { startProcess, type RunningProcess } from '#tests/support/processes.ts'
 import { createTestDb, TEST_ENGINE, type TestDb } from '#tests/support/test-db.ts'
+import { applyYaml, canaryYaml, startLocalServer, testEngine, waitFor as waitUntil, type LocalServer } from '#tests/health/health-fixtures.ts'
 
 /**
  * Issue 10, finding 8: a PostgreSQL restart under a write burst killed the process (a checked-out
@@ -123,6 +124,62 @@ describe('engines across a database outage', () => {
       await engine.stop()
     }
   })
+})
+
+describe('a check run whose stored answer was lost with the connection', () => {
+  let testDb: TestDb
+  let target: LocalServer
+  beforeAll(async () => {
+    testDb = await createTestDb()
+    target = await startLocalServer((_req, res) => void res.writeHead(200).end('ok'))
+  })
+  afterAll(async () => {
+    await target?.close()
+    await testDb?.drop()
+  })
+
+  it('is found stored and not recorded a second time', async () => {
+    const { canaryId, checks } = await applyYaml(testDb.db, canaryYaml('lost-ack', `  http:\n    - {name: ping, url: "${target.url}/"}\n`, '@every 1s'))
+    const checkId = checks.get('ping')!
+    const state = { loseAcks: 1 }
+    // The store commits, then the connection drops before the answer: the engine cannot tell.
+    const db: Db = {
+      ...testDb.db,
+      transaction: async (fn) => {
+        let stores = false
+        const result = await testDb.db.transaction((tx) =>
+          fn({
+            query: (text, params) => {
+              if (text.includes('INSERT INTO check_statuses')) stores = true
+              return tx.query(text, params)
+            },
+            exec: (text) => tx.exec(text),
+          }),
+        )
+        if (stores && state.loseAcks > 0) {
+          state.loseAcks -= 1
+          throw new Error('Connection terminated unexpectedly')
+        }
+        return result
+      },
+    }
+    const engine = testEngine(db, { minIntervalMs: 1_000 })
+    await engine.start()
+    const count = async () => {
+      const statuses = await testDb.db.query<{ n: number }>('SELECT count(*)::int AS n FROM check_statuses WHERE check_id = $1', [checkId])
+      const jobs = await testDb.db.query<{ n: number }>("SELECT count(*)::int AS n FROM job_history WHERE name = 'Canary' AND resource_id = $1", [canaryId])
+      return { statuses: statuses.rows[0]!.n, jobs: jobs.rows[0]!.n }
+    }
+    try {
+      await waitUntil(async () => state.loseAcks === 0 && (await count()).statuses >= 3, 20_000)
+    } finally {
+      await engine.stop()
+    }
+    // One job row per stored run: the retried batch found its run stored and wrote nothing more.
+    const { statuses, jobs } = await count()
+    expect(statuses).toBeGreaterThanOrEqual(3)
+    expect(jobs).toBe(statuses)
+  }, 30_000)
 })
 
 // A private cluster, so the shared server on 5432 (every other test's) is never restarted.
