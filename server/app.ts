@@ -12,8 +12,12 @@ import { sendGatewayError } from '#server/gateway/upstream-proxy.ts'
 import { clientAddressMiddleware, resolveClient } from '#server/ops/client-address.ts'
 import { createMetrics } from '#server/ops/metrics.ts'
 import { mountOperationsEndpoints } from '#server/ops/operations.ts'
+import { closeIfBodyUnread, consoleRequestGuard, type TrustsForwarded } from '#server/ops/request-guards.ts'
 import { cspNonce, securityHeaders } from '#server/ops/security.ts'
 import { refuseMalformedUrl } from '#server/ops/url-encoding.ts'
+
+/** Console forms are small: a urlencoded (or JSON) body above this is refused unread. */
+export const CONSOLE_FORM_LIMIT_BYTES = 64 * 1024
 
 export type AppOptions = {
   env: Env
@@ -53,8 +57,12 @@ export function createApp(options: AppOptions): LookoutApp {
   app.use(clientAddressMiddleware(env.LOOKOUT_TRUST_PROXY))
 
   const metrics = createMetrics(db)
-  const upstreamFastPath = createUpstreamFastPath({ env, metrics, logger })
+  // Express's compiled `trust proxy`, read per call so a later app.set still applies.
+  const trustsForwarded: TrustsForwarded = (address) =>
+    (app.get('trust proxy fn') as (address: string, hop: number) => boolean)(address, 0)
+  const upstreamFastPath = createUpstreamFastPath({ env, metrics, logger, trustsForwarded })
   app.use((req, res, next) => {
+    closeIfBodyUnread(req, res)
     if (refuseMalformedUrl(req, res)) return
     if (!upstreamFastPath(req, res)) next()
   })
@@ -74,6 +82,7 @@ export function createApp(options: AppOptions): LookoutApp {
     env,
     embedded: options.embedded,
     resolveOrganization: createOrganizationResolver(db),
+    trustsForwarded,
   })
   app.use('/api', gateway)
   // MCP clients are configured with `<backend URL>/mcp`, outside /api.
@@ -85,9 +94,21 @@ export function createApp(options: AppOptions): LookoutApp {
     next()
   })
 
-  if (options.console) app.use(options.console)
+  if (options.console) {
+    app.use(
+      consoleRequestGuard({
+        publicUrl: env.LOOKOUT_PUBLIC_URL,
+        trustsForwarded,
+        formLimitBytes: CONSOLE_FORM_LIMIT_BYTES,
+        multipartLimitBytes: env.LOOKOUT_UPLOAD_LIMIT_BYTES,
+      }),
+    )
+    app.use(options.console)
+  }
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // A form cut off at its size limit was already answered with 413; its reader just failed.
+    if (res.locals.bodyRefused) return
     if (isConnectionFailure(error)) {
       req.log?.warn({ err: error }, 'database unavailable')
       res.setHeader('Retry-After', '1')
@@ -100,6 +121,7 @@ export function createApp(options: AppOptions): LookoutApp {
   return Object.assign(app, {
     listener: (req: IncomingMessage, res: ServerResponse) => {
       resolveClient(req, env.LOOKOUT_TRUST_PROXY)
+      closeIfBodyUnread(req, res)
       if (refuseMalformedUrl(req, res)) return
       if (!upstreamFastPath(req, res)) app(req, res)
     },

@@ -86,6 +86,10 @@ export const EnvSchema = z
     // /metrics answers only a bearer token (this one or LOOKOUT_BOOTSTRAP_TOKEN) unless public.
     LOOKOUT_METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     LOOKOUT_METRICS_PUBLIC: booleanFlag(false),
+    // Largest request body any /api path accepts (announced or streamed); routers go lower.
+    LOOKOUT_API_BODY_LIMIT_BYTES: positiveInt(10 * 1024 * 1024),
+    // Largest multipart/form-data body a console page accepts (other forms: 64 KB).
+    LOOKOUT_UPLOAD_LIMIT_BYTES: positiveInt(1024 * 1024),
   })
   .superRefine((env, ctx) => {
     // Single-user mode hands admin to anyone who can reach the port: only on this machine.

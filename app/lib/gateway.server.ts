@@ -46,6 +46,15 @@ const FORWARDED_HEADERS = ['cookie', 'authorization', 'x-request-id', 'x-flankso
 
 export type ApiArgs = { request: Request; context: AppLoadContext }
 
+/**
+ * The browser-facing origin to vouch for on a loopback call, only for an unsafe request: the
+ * server's console guard has then already refused any Origin but the console's own. A loader
+ * (GET) vouches for nothing, so a link from another site cannot make it change anything.
+ */
+export function checkedOrigin(request: Request): string | undefined {
+  return ['GET', 'HEAD', 'OPTIONS'].includes(request.method.toUpperCase()) ? undefined : new URL(request.url).origin
+}
+
 export async function apiFetch(
   { request, context }: ApiArgs,
   path: string,
@@ -57,6 +66,8 @@ export async function apiFetch(
     if (value && !headers.has(name)) headers.set(name, value)
   }
   headers.set('accept', headers.get('accept') ?? 'application/json')
+  const origin = checkedOrigin(request)
+  if (origin && !headers.has('origin')) headers.set('origin', origin)
   let body: string | undefined
   if (init.json !== undefined) {
     headers.set('content-type', 'application/json')

@@ -8,7 +8,7 @@ import {
   type UpdateSettingsFlowBody,
   type UpdateVerificationFlowBody,
 } from '@ory/client'
-import { NETWORK_MESSAGE, TIMEOUT_MESSAGE, type ApiArgs } from './gateway.server.ts'
+import { checkedOrigin, NETWORK_MESSAGE, TIMEOUT_MESSAGE, type ApiArgs } from './gateway.server.ts'
 import { FLOW_PAGES, isFlow, noticeText, toConsolePath, type Flow, type FlowKind, type FlowNotice } from './identity-flow.ts'
 
 /**
@@ -65,6 +65,8 @@ export function frontendApi({ request, context }: ApiArgs): FrontendApi {
   headers['X-Forwarded-Host'] = request.headers.get('x-forwarded-host') ?? request.headers.get('host') ?? incoming.host
   headers['X-Forwarded-Proto'] = request.headers.get('x-forwarded-proto') ?? incoming.protocol.replace(':', '')
   Object.assign(headers, context.gateway.clientHeaders)
+  const origin = checkedOrigin(request)
+  if (origin) headers.Origin = origin
   const basePath = `${context.gateway.gatewayBaseUrl}/api/.ory`
   return new FrontendApi(
     new Configuration({ basePath, baseOptions: { headers, timeout: context.gateway.gatewayTimeoutMs, maxRedirects: 0 } }),

@@ -5,8 +5,8 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FlowForm } from '#app/components/identity/flow-nodes.tsx'
 import { flowAction, FlowStatus } from '#app/components/identity/flow-status.tsx'
 import { apiFetch } from '#app/lib/gateway.server.ts'
-import { findNode, hasGroup, isFlow, loginTitle, nodesForGroups, toConsolePath } from '#app/lib/identity-flow.ts'
-import { createFlow, loadFlow, mapFlowAnswer, mergeCookies, respond, submitFlow, successTarget, updateFlow, type FlowPageData } from '#app/lib/identity.server.ts'
+import { hasGroup, isFlow, loginTitle, nodesForGroups, toConsolePath, type Flow } from '#app/lib/identity-flow.ts'
+import { createFlow, loadFlow, mapFlowAnswer, respond, submitFlow, type FlowPageData } from '#app/lib/identity.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
 export const handle = {
@@ -34,29 +34,39 @@ async function hasConsoleSession(args: LoaderFunctionArgs): Promise<boolean> {
 }
 
 /**
- * `?username=&password=` signs in without a form (spec 000 §2): create a flow, take its CSRF
- * token and submit the password method, all on the server so it works without JavaScript.
+ * `?username=` (spec 000 §2 also passes `&password=`) no longer signs in by itself: a link or a
+ * page of another site could otherwise sign the browser into any account without a click. The
+ * page creates a flow as usual and shows the form with the identifier filled in; the password
+ * is dropped from the address (it is never echoed into a page), so one gesture — typing it and
+ * pressing Sign in — completes the sign-in, with JavaScript or without.
  */
-async function autoSubmit(args: LoaderFunctionArgs, username: string, password: string) {
+async function prefilledSignIn(args: LoaderFunctionArgs, username: string) {
+  const url = new URL(args.request.url)
   const created = await createFlow(args, 'login')
   if (created.status !== 200 || !isFlow(created.body)) return respond(mapFlowAnswer(args.request, 'login', created, 'create'), created.cookies)
-  const csrf = findNode(created.body, 'csrf_token')
-  const csrfToken = csrf?.attributes.node_type === 'input' && typeof csrf.attributes.value === 'string' ? csrf.attributes.value : ''
-  const cookie = mergeCookies(args.request.headers.get('cookie'), created.cookies)
-  const form = new URLSearchParams({ csrf_token: csrfToken, method: 'password', identifier: username, password })
-  const answer = await updateFlow(args, 'login', created.body.id, form, cookie)
-  const cookies = [...created.cookies, ...answer.cookies]
-  if (answer.status === 200 && !isFlow(answer.body)) {
-    return respond({ kind: 'redirect', to: successTarget(args.request, answer.body, new URL(args.request.url).searchParams.get('return_to')) }, cookies)
-  }
-  return respond(mapFlowAnswer(args.request, 'login', answer, 'submit'), cookies)
+  const next = new URLSearchParams()
+  const returnTo = url.searchParams.get('return_to')
+  if (returnTo) next.set('return_to', returnTo)
+  next.set('flow', created.body.id)
+  next.set('username', username)
+  return respond({ kind: 'redirect', to: `/login?${next.toString()}` }, created.cookies)
+}
+
+/** The flow with its identifier field showing `username` (when the service left it empty). */
+function withIdentifier(flow: Flow, username: string | null): Flow {
+  if (!username) return flow
+  const nodes = flow.ui.nodes.map((node) => {
+    const attributes = node.attributes
+    if (attributes.node_type !== 'input' || attributes.name !== 'identifier' || attributes.value) return node
+    return { ...node, attributes: { ...attributes, value: username } }
+  })
+  return { ...flow, ui: { ...flow.ui, nodes } }
 }
 
 export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url)
   const username = url.searchParams.get('username')
-  const password = url.searchParams.get('password')
-  if (username && password && !url.searchParams.has('flow')) return autoSubmit(args, username, password)
+  if (username && !url.searchParams.has('flow')) return prefilledSignIn(args, username)
 
   const isPlainSignIn = url.searchParams.get('refresh') !== 'true' && !url.searchParams.has('aal') && !url.searchParams.has('flow')
   if (isPlainSignIn && (await hasConsoleSession(args))) {
@@ -74,8 +84,9 @@ export default function LoginRoute() {
   const actionData = useActionData<typeof action>() as FlowPageData | undefined
   const location = useLocation()
   const page = actionData?.flow || actionData?.error ? actionData : loaderData
-  const flow = page.flow
-  const returnTo = new URLSearchParams(location.search).get('return_to')
+  const search = new URLSearchParams(location.search)
+  const flow = page.flow ? withIdentifier(page.flow, search.get('username')) : null
+  const returnTo = search.get('return_to')
   const tokenHref = returnTo ? `/login/token?return_to=${encodeURIComponent(returnTo)}` : '/login/token'
   const action = flow ? flowAction('/login', flow, location.search) : '/login'
   const isSecondFactor = flow?.requested_aal === 'aal2'

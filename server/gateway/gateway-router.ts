@@ -1,15 +1,19 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Env } from '#server/env.ts'
 import { cookieValue } from '#server/backend/identity/credentials.ts'
+import { limitBody, type TrustsForwarded } from '#server/ops/request-guards.ts'
+import { apiBodyLimit, checkApiBodySize, checkApiForgery, tooLarge } from './forgery-guard.ts'
 import { ORGANIZATION_COOKIE, ORGANIZATION_HEADER, type OrganizationResolver } from './organizations.ts'
 import { findSubBase, upstreamFor } from './sub-bases.ts'
-import { proxyRequest, sendGatewayError, type ProxyOptions } from './upstream-proxy.ts'
+import { proxyRequest, refuseRequest, sendGatewayError, type ProxyOptions } from './upstream-proxy.ts'
 
 export type GatewayOptions = {
   env: Env
   /** The in-process backend; absent in a pure upstream deployment. */
   embedded?: RequestHandler
   resolveOrganization?: OrganizationResolver
+  /** Whether a peer's X-Forwarded-* count (the app's `trust proxy`), for the origin check. */
+  trustsForwarded: TrustsForwarded
 }
 
 function organizationOf(req: Request): string | undefined {
@@ -29,6 +33,7 @@ export function createGatewayHandler(options: GatewayOptions): RequestHandler {
     connectTimeoutMs: env.LOOKOUT_UPSTREAM_CONNECT_TIMEOUT_MS,
     responseTimeoutMs: env.LOOKOUT_UPSTREAM_TIMEOUT_MS,
   }
+  const originOptions = { publicUrl: env.LOOKOUT_PUBLIC_URL, trustsForwarded: options.trustsForwarded }
 
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -42,6 +47,13 @@ export function createGatewayHandler(options: GatewayOptions): RequestHandler {
         res.status(404).json({ error: 'not_found', message: `no API is served at /api${path}` })
         return
       }
+      const refusal = checkApiBodySize(req, env.LOOKOUT_API_BODY_LIMIT_BYTES) ?? checkApiForgery(req, originOptions)
+      if (refusal) {
+        refuseRequest(req, res, refusal)
+        return
+      }
+      const bodyLimit = apiBodyLimit(req, env.LOOKOUT_API_BODY_LIMIT_BYTES)
+      const withLimit = { ...proxyOptions, maxBodyBytes: bodyLimit }
       const rest = req.url.slice(subBase.base.length)
 
       const organization = resolveOrganization ? organizationOf(req) : undefined
@@ -67,7 +79,7 @@ export function createGatewayHandler(options: GatewayOptions): RequestHandler {
               protocol: req.protocol,
               requestId: String(req.id),
             },
-            proxyOptions,
+            withLimit,
           )
           return
         }
@@ -79,7 +91,7 @@ export function createGatewayHandler(options: GatewayOptions): RequestHandler {
           req,
           res,
           { url: upstream.url, path: `${upstream.pathPrefix}${rest}`, service: subBase.service, protocol: req.protocol, requestId: String(req.id) },
-          proxyOptions,
+          withLimit,
         )
         return
       }
@@ -89,6 +101,11 @@ export function createGatewayHandler(options: GatewayOptions): RequestHandler {
       }
       // The platform serves the identity API under /kratos; /api/.ory is its browser-facing name.
       if (subBase.service === 'kratos') req.url = `/kratos${rest}`
+      // Body parsers read (and discard) a refused body to its end; this stops them at the limit.
+      limitBody(req, res, bodyLimit, () => {
+        const refusal = tooLarge(req, bodyLimit)
+        sendGatewayError(req, res, refusal.status, refusal.error, refusal.message)
+      })
       embedded(req, res, next)
     } catch (error) {
       next(error)

@@ -3,9 +3,11 @@ import type { Logger } from 'pino'
 import type { Env } from '#server/env.ts'
 import { redactUrl, requestIdOf } from '#server/logger.ts'
 import type { Metrics } from '#server/ops/metrics.ts'
+import type { TrustsForwarded } from '#server/ops/request-guards.ts'
+import { apiBodyLimit, checkApiBodySize, checkApiForgery } from './forgery-guard.ts'
 import { ORGANIZATION_COOKIE, ORGANIZATION_HEADER } from './organizations.ts'
 import { findSubBase, upstreamFor } from './sub-bases.ts'
-import { proxyRequest } from './upstream-proxy.ts'
+import { proxyRequest, refuseRequest } from './upstream-proxy.ts'
 
 /**
  * The hot path of upstream mode: an /api request whose sub-base is proxied goes straight to
@@ -14,12 +16,13 @@ import { proxyRequest } from './upstream-proxy.ts'
  * metrics, a log line and the headers that matter for API answers. Requests for a hosted
  * organisation need a database lookup and take the general path.
  */
-export function createUpstreamFastPath(options: { env: Env; metrics: Metrics; logger: Logger }) {
+export function createUpstreamFastPath(options: { env: Env; metrics: Metrics; logger: Logger; trustsForwarded: TrustsForwarded }) {
   const { env, metrics, logger } = options
   const proxyOptions = {
     connectTimeoutMs: env.LOOKOUT_UPSTREAM_CONNECT_TIMEOUT_MS,
     responseTimeoutMs: env.LOOKOUT_UPSTREAM_TIMEOUT_MS,
   }
+  const originOptions = { publicUrl: env.LOOKOUT_PUBLIC_URL, trustsForwarded: options.trustsForwarded }
 
   function protocolOf(req: IncomingMessage): string {
     if (env.LOOKOUT_TRUST_PROXY) {
@@ -58,6 +61,12 @@ export function createUpstreamFastPath(options: { env: Env; metrics: Metrics; lo
         )
       }
     })
+    // The same refusals as the general path: the upstream never sees a forged or oversized call.
+    const refusal = checkApiBodySize(req, env.LOOKOUT_API_BODY_LIMIT_BYTES) ?? checkApiForgery(req, originOptions)
+    if (refusal) {
+      refuseRequest(req, res, refusal)
+      return true
+    }
     proxyRequest(
       req,
       res,
@@ -68,7 +77,7 @@ export function createUpstreamFastPath(options: { env: Env; metrics: Metrics; lo
         protocol: protocolOf(req),
         requestId,
       },
-      proxyOptions,
+      { ...proxyOptions, maxBodyBytes: apiBodyLimit(req, env.LOOKOUT_API_BODY_LIMIT_BYTES) },
     )
     return true
   }

@@ -19,6 +19,8 @@ export type ProxyOptions = {
   connectTimeoutMs: number
   /** Time allowed for the upstream to start answering (and between body chunks). */
   responseTimeoutMs: number
+  /** Most bytes of a request body streamed to an upstream; beyond it the call ends in 413. */
+  maxBodyBytes?: number
 }
 
 export type ProxyTarget = {
@@ -67,14 +69,31 @@ export function sendGatewayError(
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status} | Lookout</title>` +
           `<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2937}` +
           `h1{font-size:1.5rem}code{background:#f3f4f6;padding:.1rem .3rem;border-radius:.25rem}</style></head>` +
-          `<body><h1>The service behind this page is not answering</h1><p>${escapeHtml(message)}</p>` +
-          `<p>Error <code>${escapeHtml(error)}</code>, status ${status}. Try again in a moment; if it persists, ` +
-          `check that the backend is running.</p><p><a href="/">Back to the console</a></p></body></html>`,
+          (status < 500
+            ? `<body><h1>This request was refused</h1><p>${escapeHtml(message)}</p><p>Error <code>${escapeHtml(error)}</code>, status ${status}.</p>`
+            : `<body><h1>The service behind this page is not answering</h1><p>${escapeHtml(message)}</p>` +
+              `<p>Error <code>${escapeHtml(error)}</code>, status ${status}. Try again in a moment; if it persists, ` +
+              `check that the backend is running.</p>`) +
+          `<p><a href="/">Back to the console</a></p></body></html>`,
     )
     return
   }
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
   res.end(JSON.stringify({ error, message }))
+}
+
+/**
+ * Refuses a request before its body is read: the answer goes out with `Connection: close`
+ * and the socket closes after it, so a large body is neither buffered nor drained.
+ */
+export function refuseRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  refusal: { status: number; error: string; message: string },
+): void {
+  req.pause()
+  if (!res.headersSent) res.shouldKeepAlive = false
+  sendGatewayError(req, res, refusal.status, refusal.error, refusal.message)
 }
 
 function forwardedHeaders(req: IncomingMessage, target: ProxyTarget, upstreamHost: string): http.OutgoingHttpHeaders {
@@ -167,5 +186,20 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, target: 
     clearTimeout(connectTimer)
     if (!res.writableFinished) upstreamReq.destroy()
   })
+  if (options.maxBodyBytes !== undefined) {
+    const limit = options.maxBodyBytes
+    let size = 0
+    const count = (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= limit) return
+      req.off('data', count)
+      req.unpipe(upstreamReq)
+      req.pause()
+      if (!res.headersSent) res.shouldKeepAlive = false
+      fail(413, 'payload_too_large', `the request body is larger than the ${limit} bytes any /api path accepts`)
+      if (res.headersSent && !res.writableFinished) res.destroy()
+    }
+    req.on('data', count)
+  }
   req.pipe(upstreamReq)
 }

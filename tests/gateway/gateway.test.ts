@@ -76,7 +76,10 @@ describe('credentials', () => {
     const renewed = await request(app).get('/api/auth/whoami').set('Cookie', sessionCookie)
     expect(renewed.headers['set-cookie']?.[0]).toBe(`${sessionCookie}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400`)
 
-    const logout = await request(app).post('/api/auth/logout').set('Cookie', sessionCookie)
+    // A cookie-authenticated write must come from the console's own pages (issue 10 item 5).
+    const forged = await request(app).post('/api/auth/logout').set('Cookie', sessionCookie)
+    expect(forged.status).toBe(403)
+    const logout = await request(app).post('/api/auth/logout').set('Cookie', sessionCookie).set('Sec-Fetch-Site', 'same-origin')
     expect(logout.status).toBe(200)
     expect(logout.headers['set-cookie']?.[0]).toContain('Max-Age=0')
     expect((await request(app).get('/api/auth/whoami').set('Cookie', sessionCookie)).status).toBe(401)

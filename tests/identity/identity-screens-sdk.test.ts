@@ -147,10 +147,24 @@ describe('identity screens through @ory/client against the embedded service', ()
     }
   })
 
-  it('signs in from ?username=&password= without a form, then edits the profile with dotted trait names', async () => {
+  it('opens ?username=&password= as a filled-in form (no sign-in without a click), then edits the profile with dotted trait names', async () => {
     const jar = new CookieJar()
-    const auto = await run(() =>
+    // Issue 10 item 5: the link no longer signs in by itself; it names the account in the form.
+    const opened = await run(() =>
       loginLoader({ request: get(`/login?return_to=%2Fprofile-settings&username=${encodeURIComponent(EMAIL)}&password=${encodeURIComponent(PASSWORD)}`, jar), context, params: {} }),
+    )
+    if (opened.kind !== 'redirect') throw new Error('expected a redirect to the login flow')
+    jar.store(opened.cookies)
+    expect(jar.get('ory_kratos_session')).toBeFalsy()
+    const target = new URL(opened.location, base)
+    expect(target.searchParams.get('username')).toBe(EMAIL)
+    expect(target.searchParams.has('password')).toBe(false)
+    const loginPage = await run(() => loginLoader({ request: get(opened.location, jar), context, params: {} }))
+    if (loginPage.kind !== 'data' || !loginPage.data.flow) throw new Error('expected the login flow')
+    const loginFlow = loginPage.data.flow
+
+    const auto = await run(() =>
+      loginAction({ request: post(opened.location, jar, { csrf_token: csrfOf(loginFlow), identifier: EMAIL, password: PASSWORD, method: 'password' }), context, params: {} }),
     )
     expect(auto).toMatchObject({ kind: 'redirect', status: 303, location: '/profile-settings' })
     if (auto.kind !== 'redirect') return

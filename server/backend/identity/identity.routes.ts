@@ -63,7 +63,11 @@ export function createIdentityRouter(options: { store: CredentialStore; db: Db; 
     res.json({ message: 'logged out' })
   }
   router.post('/auth/logout', logout)
-  router.get('/auth/logout', logout)
+  // Signing out changes state, so a link or an image from another site must not do it.
+  router.get('/auth/logout', (_req, res) => {
+    res.setHeader('Allow', 'POST')
+    res.status(405).json({ error: 'method_not_allowed', message: 'sign out with POST /auth/logout' })
+  })
 
   // Roles come from casbin (plus any the credential implies), permissions are the effective
   // rules the console turns into its client-side authoriser (http-api.md §2.1.1).

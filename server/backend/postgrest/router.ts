@@ -126,8 +126,13 @@ async function readBody(req: express.Request, limit: number): Promise<string> {
 
 function checkContentType(req: express.Request) {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-  if (type === '' || type === 'application/json' || type === 'application/vnd.pgrst.object+json' || type === 'application/vnd.pgrst.object') return
-  throw new PostgrestError(415, 'PGRST107', `Content-Type not acceptable: ${type}`)
+  if (type === 'application/json' || type === 'application/vnd.pgrst.object+json' || type === 'application/vnd.pgrst.object') return
+  // An untyped body is JSON to API clients, but a page of another site can send one with the
+  // visitor's session cookie (no preflight): a session must name the type it sends.
+  const via = (req.res?.locals.principal as { via?: string } | undefined)?.via
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined
+  if (type === '' && !(hasBody && (via === 'session' || via === 'kratos-session'))) return
+  throw new PostgrestError(415, 'PGRST107', type === '' ? 'Content-Type is required with a session cookie: send application/json' : `Content-Type not acceptable: ${type}`)
 }
 
 function checkProfile(req: express.Request, schema: string) {
