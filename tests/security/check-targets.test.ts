@@ -1,5 +1,5 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import net, { type AddressInfo } from 'node:net'
 import type { Express } from 'express'
 import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -144,6 +144,34 @@ describe('admins and the allow-list', () => {
     expect(result.invalid).toBe(true)
     expect(result.error).toMatch(/connection connection:\/\/default\/grafana: its credentials go only to its own URL/)
     expect(peer.hits.get('/collect') ?? 0).toBe(hitsBefore)
+  })
+
+  it("never lends the server's PGPASSWORD to a fenced postgres check", async () => {
+    // A peer that asks for a cleartext password and records what it gets.
+    const received: string[] = []
+    const fake = net.createServer((socket) => {
+      socket.once('data', () => socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3])))
+      socket.on('data', (chunk) => {
+        if (chunk[0] === 0x70) {
+          received.push(chunk.subarray(5, chunk.length - 1).toString('utf8'))
+          socket.destroy()
+        }
+      })
+    })
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve))
+    const port = (fake.address() as AddressInfo).port
+    const saved = process.env.PGPASSWORD
+    process.env.PGPASSWORD = 'server-pg-password-xyz'
+    try {
+      const checks = await writeCanary(editor, 'editor-pgpass', { postgres: [{ name: 'db', url: `postgres://someone@127.0.0.1:${port}/x`, query: 'SELECT 1' }] })
+      const engine = testEngine(db, { allowedTargets: parseAllowedTargets(`127.0.0.1:${port}`) })
+      await engine.runNow(checks.get('db')!)
+      expect(received).toEqual([''])
+    } finally {
+      if (saved === undefined) delete process.env.PGPASSWORD
+      else process.env.PGPASSWORD = saved
+      await new Promise((resolve) => fake.close(resolve))
+    }
   })
 
   it('validates the setting', () => {

@@ -35,21 +35,35 @@ function postgresConfig(url: string): pg.ClientConfig {
  * lookup hook, so the client's resolved host is swapped for the address, and TLS keeps checking
  * the certificate against the name the user wrote.
  */
-async function admitPostgres(client: pg.Client, targets: TargetGuard | undefined): Promise<void> {
+async function admitPostgres(client: pg.Client, targets: TargetGuard | undefined, config: pg.ClientConfig): Promise<void> {
   if (!targets) return
   const original = client.host
   const admission = await targets.admit(original, client.port)
   if (!admission) return
   client.host = admission.address
+  // node-postgres fills a missing password from the server's own PGPASSWORD: a fenced check
+  // sends only what its spec says.
+  if (!configuredPassword(config)) client.password = ''
   const connection = (client as unknown as { connection?: { ssl?: unknown } }).connection
   if (connection?.ssl && !net.isIP(original)) {
     connection.ssl = { ...(typeof connection.ssl === 'object' ? connection.ssl : {}), servername: original }
   }
 }
 
+function configuredPassword(config: pg.ClientConfig): boolean {
+  if (config.password) return true
+  if (!config.connectionString) return false
+  try {
+    return new URL(config.connectionString).password !== ''
+  } catch {
+    return false
+  }
+}
+
 async function queryPostgres(url: string, query: string, timeoutMs: number, signal: AbortSignal, targets?: TargetGuard): Promise<Rows> {
-  const client = new pg.Client({ ...postgresConfig(url), types: pgTypes, connectionTimeoutMillis: timeoutMs, statement_timeout: timeoutMs, application_name: 'lookout-check' })
-  await admitPostgres(client, targets)
+  const config = postgresConfig(url)
+  const client = new pg.Client({ ...config, types: pgTypes, connectionTimeoutMillis: timeoutMs, statement_timeout: timeoutMs, application_name: 'lookout-check' })
+  await admitPostgres(client, targets, config)
   // A target restarting under the query also emits 'error' on the client; unheard, it would end
   // the process. The query's own rejection reports the failure.
   client.on('error', () => undefined)
