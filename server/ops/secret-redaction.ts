@@ -89,15 +89,21 @@ export function createRedactor(secrets: Iterable<string>): Redactor {
   }
 }
 
-let cached: { signature: string; redactor: Redactor } | undefined
+let cached: { at: number; signature: string; redactor: Redactor } | undefined
+// Reading process.env costs a call into the C++ side per variable; at thousands of check
+// results a second the environment is read at most once a second instead.
+const ENV_RECHECK_MS = 1_000
 
 /**
- * The redactor for this process's environment. Rebuilt when the secret values change (tests,
- * or an operator's process manager re-exec), cheap to call per run otherwise.
+ * The redactor for this process's environment, rebuilt when the secret values change (a
+ * variable set at run time is covered within a second).
  */
 export function serverRedactor(): Redactor {
+  const now = Date.now()
+  if (cached && now - cached.at < ENV_RECHECK_MS) return cached.redactor
   const secrets = secretValuesFromEnv(process.env)
   const signature = secrets.join('\u0000')
-  if (!cached || cached.signature !== signature) cached = { signature, redactor: createRedactor(secrets) }
+  if (!cached || cached.signature !== signature) cached = { at: now, signature, redactor: createRedactor(secrets) }
+  else cached.at = now
   return cached.redactor
 }
