@@ -1,6 +1,7 @@
-import http from 'node:http'
+import http, { type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
+import request from 'supertest'
 import type { AppLoadContext } from '@remix-run/node'
 import type { UiNode } from '@ory/client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -8,6 +9,7 @@ import { apiFetch } from '#app/lib/gateway.server.ts'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
 import { tokenHash } from '#server/backend/identity/kratos/sessions.ts'
 import { CONSOLE_SECRET_HEADER, CLIENT_ADDRESS_HEADER, clientAddressMiddleware, consoleClientHeaders } from '#server/ops/client-address.ts'
+import { createTestApp } from '#tests/support/test-app.ts'
 import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
 import { csrfOf } from '#tests/identity/kratos-harness.ts'
 import { browserFrom, listenApp, signIn, type ListeningApp } from './loopback-clients.ts'
@@ -149,5 +151,31 @@ describe('the console\'s own loopback calls', () => {
     expect(await sessionAddress(answer.setCookie)).toBe('127.0.0.9')
     // The page was served over https (as the console saw it), so the cookie is Secure.
     expect(sessionCookieOf(answer.setCookie)).toMatch(/;\s*Secure/i)
+  })
+})
+
+describe('upstream mode', () => {
+  it('never passes the console secret on, and names only a proven browser address in X-Forwarded-For', async () => {
+    const seen: http.IncomingHttpHeaders[] = []
+    const upstream = http.createServer((req, res) => {
+      seen.push(req.headers)
+      res.setHeader('Content-Type', 'application/json')
+      res.end('[]')
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    try {
+      const { app } = createTestApp(testDb.db, { LOOKOUT_MODE: 'upstream', BACKEND_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` })
+      // What server.ts puts in the load context for a browser at 198.51.100.7.
+      const proven = consoleClientHeaders({ ip: '198.51.100.7' } as IncomingMessage & { ip: string })
+      expect((await request(app).get('/api/db/checks').set(proven)).status).toBe(200)
+      expect(seen[0]?.[CONSOLE_SECRET_HEADER]).toBeUndefined()
+      expect(seen[0]?.[CLIENT_ADDRESS_HEADER]).toBeUndefined()
+      expect(String(seen[0]?.['x-forwarded-for'])).toMatch(/^198\.51\.100\.7, /)
+
+      expect((await request(app).get('/api/db/checks').set('X-Forwarded-For', '203.0.113.9')).status).toBe(200)
+      expect(String(seen[1]?.['x-forwarded-for'])).not.toContain('203.0.113.9')
+    } finally {
+      upstream.close()
+    }
   })
 })
