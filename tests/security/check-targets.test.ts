@@ -134,6 +134,15 @@ describe('admins and the allow-list', () => {
     expect((await engine.runNow(checks.get('own-api')!))!.error).toMatch(REFUSED_SELF)
   })
 
+  it('lets an allowed host name through, dialling only the addresses it checked', async () => {
+    const checks = await writeCanary(editor, 'editor-named', { http: [{ name: 'named', url: `http://localhost:${peer.port}/named` }] })
+    const engine = testEngine(db, { allowedTargets: parseAllowedTargets(`localhost:${peer.port}`) })
+    const result = (await engine.runNow(checks.get('named')!))!
+    expect(result.error).toBeUndefined()
+    expect(result.pass).toBe(true)
+    expect(peer.hits.get('/named')).toBe(1)
+  })
+
   it("does not send a stored connection's credentials to a URL an editor chose", async () => {
     // The connection an admin stored for a real service; editors cannot read connections.
     await db.query(`INSERT INTO connections (name, namespace, type, url, username, password) VALUES ('grafana', 'default', 'http', 'https://grafana.example.invalid', 'svc', 'connection-secret-123')`)
@@ -197,7 +206,7 @@ describe('the guard', () => {
     const guard = restrictedGuard([], async () => [{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }])
     await expect(guard.admit('mixed.example', 443)).rejects.toThrow(/target 127\.0\.0\.1:443 \(mixed\.example\) is an address of this server/)
     const single = restrictedGuard([], async () => [{ address: '93.184.216.34', family: 4 }])
-    await expect(single.admit('public.example', 443)).resolves.toEqual({ address: '93.184.216.34', family: 4 })
+    await expect(single.admit('public.example', 443)).resolves.toEqual({ address: '93.184.216.34', family: 4, addresses: [{ address: '93.184.216.34', family: 4 }] })
     await expect(single.admit('/var/run/postgresql', 5432)).rejects.toThrow(/local socket of this server/)
   })
 })

@@ -21,8 +21,11 @@ export type AllowedTarget =
   | { kind: 'cidr'; family: 'ipv4' | 'ipv6'; network: string; prefix: number; port?: number; text: string }
   | { kind: 'host'; host: string; port?: number; text: string }
 
-/** A connection target after the guard: the address to dial (already checked) or null = dial as usual. */
-export type Admission = { address: string; family: 4 | 6 } | null
+/**
+ * A connection target after the guard: the addresses to dial (all checked; `address` is the
+ * first, for clients that take one) or null = dial as usual.
+ */
+export type Admission = { address: string; family: 4 | 6; addresses: { address: string; family: 4 | 6 }[] } | null
 
 export type TargetGuard = {
   /** Resolves and checks `host:port`; throws TargetRefusedError when refused. */
@@ -174,21 +177,25 @@ export function restrictedGuard(allowed: AllowedTarget[], resolveAll: ResolveAll
           throw new TargetRefusedError(`target ${shown}${via} ${reason}; ask an admin to allow it (${ALLOWED_TARGETS_SETTING})`)
         }
       }
-      const first = addresses[0]!
-      return { address: first.address, family: first.family === 6 ? 6 : 4 }
+      const checked = addresses.map(({ address, family }) => ({ address, family: family === 6 ? (6 as const) : (4 as const) }))
+      return { ...checked[0]!, addresses: checked }
     },
   }
 }
 
 /**
- * A `lookup` for node:net / node:http that answers with the admitted address only, so the
+ * A `lookup` for node:net / node:http that answers with the admitted addresses only, so the
  * socket dials exactly what was checked while the request keeps its host name (Host header,
- * TLS server name).
+ * TLS server name). Every admitted address is offered, so dual-stack fallback still works.
  */
 export function pinnedLookup(admission: NonNullable<Admission>): net.LookupFunction {
   return ((_hostname: string, options: dns.LookupOptions | number | undefined, callback: (...args: unknown[]) => void) => {
+    const requested = typeof options === 'number' ? options : options?.family
+    const family = requested === 'IPv4' ? 4 : requested === 'IPv6' ? 6 : Number(requested ?? 0)
+    const wanted = admission.addresses.filter((entry) => !family || entry.family === family)
+    const list = wanted.length > 0 ? wanted : admission.addresses
     const all = typeof options === 'object' && options !== null && options.all
-    if (all) callback(null, [{ address: admission.address, family: admission.family }])
-    else callback(null, admission.address, admission.family)
+    if (all) callback(null, list)
+    else callback(null, list[0]!.address, list[0]!.family)
   }) as unknown as net.LookupFunction
 }
