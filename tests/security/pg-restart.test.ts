@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEventConsumer } from '#server/backend/events/event-consumer.ts'
 import { createCheckEngine } from '#server/backend/health/check-engine.ts'
 import type { Db } from '#server/db/client.ts'
+import { ensureConsoleBuild } from '#tests/support/console-build.ts'
 import { startProcess, type RunningProcess } from '#tests/support/processes.ts'
 import { createTestDb, TEST_ENGINE, type TestDb } from '#tests/support/test-db.ts'
 import { applyYaml, canaryYaml, startLocalServer, testEngine, waitFor as waitUntil, type LocalServer } from '#tests/health/health-fixtures.ts'
@@ -239,15 +240,18 @@ describe.skipIf(TEST_ENGINE !== 'postgres' || !BIN)('PostgreSQL restart under a 
   let server: RunningProcess | undefined
 
   beforeAll(async () => {
+    await ensureConsoleBuild()
     cluster = await startCluster(BIN!)
-    server = await startProcess('server/backend-server.ts', {
+    // The whole console process: gateway, embedded backend, engines and pages.
+    server = await startProcess('server.ts', {
+      NODE_ENV: 'production',
       DATABASE_URL: cluster.url,
       LOOKOUT_DEMO_DATA: 'false',
       LOOKOUT_BOOTSTRAP_TOKEN: token,
       LOOKOUT_DB_POOL_MAX: '6',
       LOG_LEVEL: 'warn',
     })
-  }, 120_000)
+  }, 300_000)
 
   afterAll(async () => {
     await server?.stop()
@@ -270,7 +274,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres' || !BIN)('PostgreSQL restart under a 
         const name = `restart-${sequence}`
         const at = Date.now()
         try {
-          const response = await fetch(`${base}/db/connections`, {
+          const response = await fetch(`${base}/api/db/connections`, {
             method: 'POST',
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', prefer: 'return=representation' },
             body: JSON.stringify({ name, type: 'http', url: 'http://example.invalid' }),
@@ -297,7 +301,15 @@ describe.skipIf(TEST_ENGINE !== 'postgres' || !BIN)('PostgreSQL restart under a 
     await sleep(1_500)
     const stopAt = Date.now()
     await cluster!.ctl('-m', 'fast', '-w', 'stop')
-    await sleep(2_000)
+    await sleep(1_000)
+    // Pages and the other APIs say the same: 503, never 500.
+    const pages = await Promise.all(
+      ['/health', '/settings/connections', '/api/auth/whoami', '/api/canary/api/summary'].map(async (page) => {
+        const response = await fetch(`${base}${page}`, { headers: { authorization: `Bearer ${token}`, accept: page.startsWith('/api') ? 'application/json' : 'text/html' } })
+        return { page, status: response.status, body: await response.text() }
+      }),
+    )
+    await sleep(1_000)
     await cluster!.ctl('-w', 'start')
     const startedAt = Date.now()
     // Service comes back by itself: wait for acknowledged writes begun after the restart.
@@ -306,6 +318,8 @@ describe.skipIf(TEST_ENGINE !== 'postgres' || !BIN)('PostgreSQL restart under a 
     writing = false
     await work
 
+    expect(pages.map(({ page, status }) => [page, status])).toEqual(pages.map(({ page }) => [page, 503]))
+    expect(JSON.parse(pages.find(({ page }) => page === '/api/auth/whoami')!.body)).toEqual({ error: 'database_unavailable', message: expect.stringMatching(/database/) })
     expect(server!.child.exitCode).toBeNull()
     expect((await fetch(`${base}/healthz`)).status).toBe(200)
     expect(resumed).toBe(true)
