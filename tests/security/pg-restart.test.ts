@@ -234,7 +234,9 @@ async function startCluster(bin: string): Promise<Cluster> {
 
 type Outcome = { status: number; body: unknown; at: number } | { dropped: string; at: number }
 
-describe.skipIf(TEST_ENGINE !== 'postgres' || !BIN)('PostgreSQL restart under a write burst (private cluster)', () => {
+// Needs no PGlite, so it runs in the postgres pass only; skipped where the PostgreSQL server
+// binaries (initdb, pg_ctl) are not installed.
+describe.skipIf(TEST_ENGINE !== 'postgres' || !BIN)('PostgreSQL restart under a write burst (private cluster; postgres pass, needs /usr/lib/postgresql/*/bin)', () => {
   const token = 'pg-restart-bootstrap-token-0123456789'
   let cluster: Cluster | undefined
   let server: RunningProcess | undefined
