@@ -192,6 +192,69 @@ describe('upstream timeouts and streaming', () => {
     expect(metrics.text).toMatch(/lookout_http_requests_total\{method="POST",route="\/api\/db",status="200"\} 1/)
   })
 
+  it('refuses forged or oversized writes before they reach the upstream (issue 10 items 5 and 7)', async () => {
+    const { app } = createTestApp(await openDatabase({ dataDir: undefined }), { LOOKOUT_MODE: 'upstream', BACKEND_URL: echoUrl })
+    // The served listener, where the upstream fast path runs before Express.
+    const server = http.createServer(app.listener).listen(0, '127.0.0.1')
+    await new Promise((resolve) => server.once('listening', resolve))
+    try {
+      const forged = await request(server)
+        .post('/api/db/things')
+        .set('Cookie', 'lookout_session=s1')
+        .set('Host', 'console.example.org')
+        .set('Origin', 'http://console.example.org:8080')
+        .set('Content-Type', 'application/json')
+        .send('{}')
+      expect(forged.status).toBe(403)
+      expect(forged.body.error).toBe('forbidden_origin')
+      expect(forged.headers['x-seen-path']).toBeUndefined()
+
+      const plain = await request(server)
+        .post('/api/canary/api/canaries')
+        .set('Cookie', 'ory_kratos_session=k1')
+        .set('Sec-Fetch-Site', 'same-origin')
+        .set('Content-Type', 'text/plain')
+        .send('apiVersion: canaries.flanksource.com/v1')
+      expect(plain.status).toBe(415)
+      expect(plain.headers['x-seen-path']).toBeUndefined()
+
+      const sameOrigin = await request(server)
+        .post('/api/db/things')
+        .set('Cookie', 'lookout_session=s1')
+        .set('Host', 'console.example.org')
+        .set('Origin', 'http://console.example.org')
+        .set('Content-Type', 'application/json')
+        .send('{}')
+      expect(sameOrigin.status).toBe(200)
+      expect(sameOrigin.headers['x-seen-path']).toBe('/db/things')
+
+      const anonymous = await request(server).post('/api/db/things').set('Content-Type', 'application/json').send(JSON.stringify({ blob: 'x'.repeat(100_000) }))
+      expect(anonymous.status).toBe(413)
+      expect(anonymous.headers['x-seen-path']).toBeUndefined()
+
+      // Chunked, so only counting the stream on its way to the upstream can stop it.
+      const chunk = new TextEncoder().encode('x'.repeat(16 * 1024))
+      let sent = 0
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent >= 1024 * 1024) return controller.close()
+          sent += chunk.length
+          controller.enqueue(chunk)
+        },
+      })
+      const streamed = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/db/things`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit)
+      expect(streamed.status).toBe(413)
+      expect(((await streamed.json()) as { error: string }).error).toBe('payload_too_large')
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
   it('delivers the first chunk before the upstream has finished', async () => {
     const { app } = createTestApp(await openDatabase({ dataDir: undefined }), { LOOKOUT_MODE: 'upstream', BACKEND_URL: echoUrl })
     const server = app.listen(0, '127.0.0.1')
