@@ -26,10 +26,10 @@ import { createPeopleRouter } from './people/people.routes.ts'
 import { createPostgrestRouter, type ValidateWriteInput, type ValidateWriteResult } from './postgrest/router.ts'
 import { connectionError } from './postgrest/errors.ts'
 import { createPermissionWriteValidator } from './rbac/permission-escalation.ts'
-import { createExecWriteValidator } from './rbac/exec-permission.ts'
 import { createTeamMembershipValidator } from './rbac/team-membership-guard.ts'
 import { createPeopleWriteValidator } from './people/people-write-guard.ts'
 import { createAuthorColumnsValidator } from './author-columns.ts'
+import { createExecWriteValidator } from './rbac/exec-permission.ts'
 import { recordSpecTrust } from './health/check-trust.ts'
 import { incidentWriteValidator } from './incidents/incident-write-validator.ts'
 import { resourceSpecValidator } from './resource-spec-validator.ts'
@@ -87,12 +87,12 @@ export function createBackend(options: {
     resourceSpecValidator,
   ]
   const validateDataWrite = async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
-    for (const validate of writeValidators) {
     let rows: Record<string, unknown>[] | undefined
+    for (const validate of writeValidators) {
       const verdict = await validate(rows ? { ...input, rows } : input)
       if (!verdict.ok) return verdict
-    }
       rows = verdict.rows ?? rows
+    }
     return rows ? { ok: true, rows } : { ok: true }
   }
   const router = express.Router()

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import { generate } from 'otplib'
-import { E2E_ADMIN, E2E_TOKEN } from '../../playwright.config.ts'
+import { E2E_ADMIN, E2E_ORIGIN, E2E_TOKEN } from '../../playwright.config.ts'
 
 /**
  * The identity screens against the embedded identity service, with and without JavaScript:
@@ -23,7 +23,8 @@ async function passwordSignIn(page: Page, email: string, password: string, retur
 
 /** The sign-out form of the user menu posts here; the browser's cookies go along. */
 async function signOut(page: Page): Promise<void> {
-  const response = await page.request.post('/logout', { form: { returnTo: '/health' }, maxRedirects: 0 })
+  // A browser's form post carries its Origin; page.request does not unless told (the console refuses a cookie write without one).
+  const response = await page.request.post('/logout', { form: { returnTo: '/health' }, headers: { origin: E2E_ORIGIN }, maxRedirects: 0 })
   expect(response.status()).toBe(303)
   expect((await page.request.get('/api/auth/whoami')).status()).toBe(401)
   await page.goto('/login')
