@@ -176,12 +176,14 @@ export async function loader(args: LoaderFunctionArgs) {
     }
     editor = { id, values, choices: await loadChoices(args), error }
   }
-  const canWrite = hasAccess(session, 'permissions', 'write')
+  // Permission rows are rbac work (decision 008): the API refuses them to anyone without rbac:update,
+  // so the controls follow that, not the matrix's `permissions` area.
+  const canWrite = hasAccess(session, 'rbac', 'write')
   return data({ rows, total, page, pageSize: PAGE_SIZE, loadError, toast, editor, canWrite }, { headers })
 }
 
 export async function action(args: ActionFunctionArgs) {
-  const session = await requireSettingsAccess(args, { ...handle, access: 'write' })
+  const session = await requireSettingsAccess(args, { ...handle, resource: 'rbac', access: 'write' })
   const form = await args.request.formData()
   const intent = parsePermissionIntent(form.get('intent'))
   const id = String(form.get('id') ?? new URL(args.request.url).searchParams.get('id') ?? '')

@@ -121,3 +121,38 @@ describe('no deny can lock every admin out', () => {
     expect((await request(app).patch(`/api/db/permissions?id=eq.${group}`).set(admin.headers).send({ deleted_at: 'now()' })).status).toBe(204)
   })
 })
+
+describe('the last admin identity cannot be demoted, switched off or deleted', () => {
+  let ownDb: TestDb
+  let ownApp: Express
+
+  beforeAll(async () => {
+    ownDb = await createTestDb()
+    ownApp = createTestApp(ownDb.db).app
+  })
+
+  afterAll(async () => {
+    await ownDb?.drop()
+  })
+
+  it('refuses taking admin from the only admin person, and allows it once another admin exists', async () => {
+    const only = await personWith(ownDb.db, ['admin'])
+    const { rows } = await ownDb.db.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM casbin_rule WHERE ptype = 'g' AND v1 = 'admin' AND v0 <> $1`,
+      [only.id],
+    )
+    expect(rows[0]!.count).toBe(0)
+
+    for (const body of [{ id: only.id, role: 'viewer' }, { id: only.id, active: false }]) {
+      const refused = await request(ownApp).post('/api/people/update').set(bearer).send(body)
+      expect(refused.status).toBe(409)
+      expect(refused.body.error).toBe('this is the last admin: make someone else admin first')
+    }
+    expect((await request(ownApp).delete(`/api/people/${only.id}`).set(bearer)).status).toBe(409)
+    // Nothing changed: the person is still an admin who can act.
+    expect((await request(ownApp).get('/api/db/casbin_rule?select=v0').set(only.headers)).status).toBe(200)
+
+    await personWith(ownDb.db, ['admin'])
+    expect((await request(ownApp).post('/api/people/update').set(bearer).send({ id: only.id, role: 'viewer' })).status).toBe(200)
+  })
+})

@@ -94,6 +94,16 @@ describe("an editor's checks cannot reach this server", () => {
     expect(result.error).toMatch(REFUSED_SELF)
   })
 
+  it("refuses to list this server's files, while an admin's folder check reads them", async () => {
+    const editorChecks = await writeCanary(editor, 'editor-folder', { folder: [{ name: 'secrets', path: '/etc' }] })
+    const refused = await runNow(editor, editorChecks.get('secrets')!)
+    expect(refused.error).toBe("folder checks read this server's files; they run only for canaries written by someone holding the exec permission (ask an admin to save this canary)")
+    expect(JSON.stringify(refused)).not.toContain('passwd')
+
+    const adminChecks = await writeCanary(admin, 'admin-folder', { folder: [{ name: 'etc', path: '/etc', minCount: 1 }] })
+    expect((await runNow(admin, adminChecks.get('etc')!)).pass).toBe(true)
+  })
+
   it("refuses once an editor changes an admin's canary, and once its author loses exec", async () => {
     const checks = await writeCanary(admin, 'admin-probe', { http: [{ name: 'peer', url: `${peer.url}/ok` }] })
     expect((await runNow(admin, checks.get('peer')!)).pass).toBe(true)

@@ -4,10 +4,12 @@ import type { CredentialStore } from '#server/backend/identity/credentials.ts'
 import { ROLES, isRole } from '#server/backend/rbac/access-map.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import { isAdmin, missingForRole, missingOverSubject } from '#server/backend/rbac/dominance.ts'
+import { isLastAdmin } from '#server/backend/rbac/admin-lockout.ts'
 import type { Principal } from '#server/backend/identity/credentials.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const EMAIL = /^[^\s@]+@[^\s@]+$/
+const LAST_ADMIN = 'this is the last admin: make someone else admin first'
 
 type UpdateInput = { id: string; firstName?: string; lastName?: string; email?: string; role?: string; active?: boolean }
 
@@ -101,6 +103,11 @@ export function createPeopleRouter(options: { db: Db; store: CredentialStore; au
         res.status(403).json({ error: refused })
         return
       }
+      const losesAdmin = (input.role !== undefined && input.role !== 'admin') || input.active === false
+      if (losesAdmin && (await isLastAdmin(db, person.id))) {
+        res.status(409).json({ error: LAST_ADMIN })
+        return
+      }
       const current = splitName(person.name)
       const first = input.firstName ?? current.first
       const last = input.lastName ?? current.last
@@ -147,6 +154,10 @@ export function createPeopleRouter(options: { db: Db; store: CredentialStore; au
       const refused = await refusal(authorizer, db, res.locals.principal as Principal, id)
       if (refused) {
         res.status(403).json({ error: refused })
+        return
+      }
+      if (await isLastAdmin(db, id)) {
+        res.status(409).json({ error: LAST_ADMIN })
         return
       }
       await db.transaction(async (tx) => {

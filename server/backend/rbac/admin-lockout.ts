@@ -46,6 +46,16 @@ async function holdersOfRole(db: Queryable, role: string): Promise<Set<string>> 
   return new Set(rows.map((row) => row.v0))
 }
 
+/**
+ * Whether taking admin away from this person (a role change, switching them off, deleting them)
+ * would leave no admin identity. The bootstrap token would still work, but a console whose
+ * every person lost admin is one nobody can manage from the screens.
+ */
+export async function isLastAdmin(db: Queryable, personId: string): Promise<boolean> {
+  const admins = await adminPeople(db)
+  return admins.length === 1 && admins[0] === personId
+}
+
 /** Whether a deny with this subject, object and action would leave no admin able to undo it. */
 export async function locksAdminsOut(
   db: Queryable,

@@ -53,6 +53,13 @@ export const runFolderCheck: CheckRunner = async (spec, context) => {
     result.data.errorType = 'configuration_error'
     return [invalidResult(result, `remote folder paths are not supported: ${target}`)]
   }
+  // Only local paths are served, and those are this server's own files (its data directory,
+  // its configuration): like its own addresses, they are fenced from canaries nobody with the
+  // exec permission vouched for.
+  if (await context.targets?.isRestricted()) {
+    result.data.errorType = 'configuration_error'
+    return [invalidResult(result, "folder checks read this server's files; they run only for canaries written by someone holding the exec permission (ask an admin to save this canary)")]
+  }
   const lastResult = target.includes('last_result') ? await context.lastResult() : null
   if (context.templatesEnabled) {
     try {
