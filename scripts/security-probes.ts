@@ -81,6 +81,9 @@ async function startServer(databaseUrl: string): Promise<ChildProcess> {
       LOOKOUT_BOOTSTRAP_TOKEN: TOKEN,
       LOOKOUT_ENGINE: 'off',
       LOOKOUT_PUBLIC_URL: BASE,
+      // The authentication family sends ~700 anonymous requests in seconds: lift the per-client
+      // budget so each is judged by authentication, and probe the limiter on its own below.
+      LOOKOUT_RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
       LOOKOUT_ADMIN_EMAIL: ADMIN.email,
       LOOKOUT_ADMIN_PASSWORD: ADMIN.password,
     },
@@ -304,7 +307,7 @@ async function probeEscalation(db: Db, admin: Record<string, string>) {
     body: JSON.stringify({ title: 'probe authorship', description: '', type: 'availability', severity: 'low', status: 'open', created_by: viewer.id }),
   })
   const createdBy = (JSON.parse(forged.text || '[]') as { created_by?: string }[])[0]?.created_by
-  record('escalation', createdBy !== viewer.id, `editor forges created_by → stored ${createdBy ?? forged.status}`)
+  record('escalation', createdBy === editor.id, `editor forges created_by → stored ${createdBy === editor.id ? "the editor's own id" : (createdBy ?? forged.status)}`)
 
   const cookie = await call('POST', '/api/auth/login', { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'token', password: TOKEN }) })
   const session = (cookie.headers.getSetCookie?.() ?? []).map((value) => value.split(';')[0]).join('; ')
@@ -346,6 +349,21 @@ async function probeEscalation(db: Db, admin: Record<string, string>) {
     duplex: 'half',
   } as RequestInit).catch((error: Error) => ({ status: `closed (${error.message})` }))
   record('escalation', huge.status === 413 || String(huge.status).startsWith('closed'), `100 MB anonymous post to /login → ${huge.status}`)
+
+  // Guessing the admin's password from one client: the client+account limit stops it.
+  const attempts: number[] = []
+  for (let attempt = 0; attempt < 12; attempt++) {
+    const flow = await call('GET', '/api/.ory/self-service/login/browser', { headers: { Accept: 'application/json' } })
+    const csrfCookie = (flow.headers.getSetCookie?.() ?? []).map((value) => value.split(';')[0]).join('; ')
+    const body = JSON.parse(flow.text) as { id?: string; ui?: { nodes?: { attributes?: { name?: string; value?: unknown } }[] } }
+    const csrf = body.ui?.nodes?.find((node) => node.attributes?.name === 'csrf_token')?.attributes?.value
+    const answer = await call('POST', `/api/.ory/self-service/login?flow=${body.id ?? ''}`, {
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', Cookie: csrfCookie },
+      body: JSON.stringify({ method: 'password', identifier: ADMIN.email, password: `wrong-${attempt}`, csrf_token: csrf }),
+    })
+    attempts.push(answer.status)
+  }
+  record('escalation', attempts.slice(10).every((status) => status === 429), `12 wrong passwords for one account from one client → ${attempts.join(',')}`)
 
   // Last: before #10 this deny locks every admin session out, which would spoil the probes after it.
   const lockout = await call('POST', '/api/db/permissions', {

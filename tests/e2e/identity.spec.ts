@@ -104,8 +104,20 @@ test.describe('identity screens', () => {
     await expect(page.getByTestId('topbar')).toBeVisible()
   })
 
-  test('signs in from username and password in the query', async ({ page }) => {
+  test('fills the form from username and password in the query, and signs in only on a click', async ({ page }, testInfo) => {
+    // A link must not sign anyone in without a user gesture (issue 10 §5): the identifier is
+    // filled in, the password leaves the address and is never written into the page.
     await page.goto(`/login?return_to=%2Fhealth&username=${encodeURIComponent(E2E_ADMIN.email)}&password=${encodeURIComponent(E2E_ADMIN.password)}`)
+    await expect(page).toHaveURL(/\/login\?/)
+    expect(page.url()).not.toContain(encodeURIComponent(E2E_ADMIN.password))
+    expect(await page.content()).not.toContain(E2E_ADMIN.password)
+    expect((await page.request.get('/api/auth/whoami')).status()).toBe(401)
+    const form = page.getByTestId('password-login-form')
+    await expect(form.locator('input[name="identifier"]')).toHaveValue(E2E_ADMIN.email)
+    await expect(form.locator('input[name="password"]')).toHaveValue('')
+    if (testInfo.project.name === 'js') await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+    await form.locator('input[name="password"]').fill(E2E_ADMIN.password)
+    await form.locator('button[name="method"][value="password"]').click()
     await expect(page).toHaveURL(/\/health$/)
   })
 
