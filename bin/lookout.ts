@@ -12,7 +12,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { CanaryValidationError, parseCanaryText, type CanaryInput } from '../server/backend/health/canary-document.ts'
+import { CanaryValidationError, parseCanaryText, type CanaryInput } from '#contract/canary/canary-document.ts'
 
 const USAGE = `usage:
   lookout apply -f <file|folder>

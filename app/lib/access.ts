@@ -4,7 +4,7 @@
  * away. Selector (`condition`) rules are row-level and are left to the API to enforce.
  */
 
-import { AREAS, ROLE_MATRIX } from '#server/backend/rbac/role-matrix.ts'
+import { AREAS, ROLE_MATRIX } from '#contract/role-matrix.ts'
 
 export const RESOURCES = AREAS
 

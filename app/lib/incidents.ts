@@ -7,7 +7,7 @@ import {
   type HypothesisStatus,
   type HypothesisType,
   type IncidentStatus,
-} from '#server/backend/incidents/incident-vocabulary.ts'
+} from '#contract/incident-vocabulary.ts'
 import { isUuid, type EvidenceTarget } from './evidence-target.ts'
 
 /**

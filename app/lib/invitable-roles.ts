@@ -1,4 +1,4 @@
-import { ROLE_MATRIX } from '#server/backend/rbac/role-matrix.ts'
+import { ROLE_MATRIX } from '#contract/role-matrix.ts'
 import { hasAccess, isAdmin, type SessionInfo } from './access.ts'
 import { ROLE_SUBJECTS } from './permissions-form.ts'
 

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml'
-import { parseYamlDocuments, YamlInputError, type YamlDocument } from '#server/backend/yaml-input.ts'
+import { parseYamlDocuments, YamlInputError, type YamlDocument } from '#contract/yaml-input.ts'
 import type { Resource } from './access.ts'
 import type { Feature } from './features.ts'
 import { SETTINGS_TABLES } from './navigation.ts'

@@ -1,7 +1,7 @@
 import { apiFetch, apiJson, GatewayError, signInRedirect, type ApiArgs } from '#app/lib/gateway.server.ts'
 import { parseContentRangeTotal } from '#app/lib/live-figures.server.ts'
 import { formFieldOfPath, type CheckFormErrors, type CheckTypeForm } from '#app/lib/canary-check-forms.ts'
-import { CanaryValidationError, parseCanaryObject } from '#server/backend/health/canary-document.ts'
+import { CanaryValidationError, parseCanaryObject } from '#contract/canary/canary-document.ts'
 import {
   createPayload,
   jobHistoryQuery,

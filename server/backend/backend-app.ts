@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Logger } from 'pino'
 import type { Db } from '#server/db/client.ts'
 import type { Env } from '#server/env.ts'
-import { SUB_BASES } from '#server/gateway/sub-bases.ts'
+import { SUB_BASES } from '#contract/sub-bases.ts'
 import {
   createCredentialStore,
   publicHealthResolver,

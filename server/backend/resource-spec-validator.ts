@@ -1,5 +1,5 @@
 import type { ValidateWriteInput, ValidateWriteResult } from './postgrest/router.ts'
-import { CanaryValidationError, parseCanaryObject } from './health/canary-document.ts'
+import { CanaryValidationError, parseCanaryObject } from '#contract/canary/canary-document.ts'
 import { IncidentRuleSpecError, parseIncidentRuleSpec } from './incidents/incident-rules.ts'
 
 type Issue = { path: string; message: string }

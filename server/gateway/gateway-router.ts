@@ -4,7 +4,8 @@ import { cookieValue } from '#server/backend/identity/credentials.ts'
 import { limitBody, type TrustsForwarded } from '#server/ops/request-guards.ts'
 import { apiBodyLimit, checkApiBodySize, checkApiForgery, tooLarge } from './forgery-guard.ts'
 import { ORGANIZATION_COOKIE, ORGANIZATION_HEADER, type OrganizationResolver } from './organizations.ts'
-import { findSubBase, upstreamFor } from './sub-bases.ts'
+import { findSubBase } from '#contract/sub-bases.ts'
+import { upstreamFor } from './upstream-target.ts'
 import { proxyRequest, refuseRequest, sendGatewayError, type ProxyOptions } from './upstream-proxy.ts'
 
 export type GatewayOptions = {

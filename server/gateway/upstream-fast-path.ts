@@ -6,7 +6,8 @@ import type { Metrics } from '#server/ops/metrics.ts'
 import type { TrustsForwarded } from '#server/ops/request-guards.ts'
 import { apiBodyLimit, checkApiBodySize, checkApiForgery } from './forgery-guard.ts'
 import { ORGANIZATION_COOKIE, ORGANIZATION_HEADER } from './organizations.ts'
-import { findSubBase, upstreamFor } from './sub-bases.ts'
+import { findSubBase } from '#contract/sub-bases.ts'
+import { upstreamFor } from './upstream-target.ts'
 import { proxyRequest, refuseRequest } from './upstream-proxy.ts'
 
 /**

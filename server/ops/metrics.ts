@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Db } from '#server/db/client.ts'
-import { findSubBase } from '#server/gateway/sub-bases.ts'
+import { findSubBase } from '#contract/sub-bases.ts'
 
 export type Metrics = {
   registry: Registry

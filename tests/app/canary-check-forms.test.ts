@@ -1,8 +1,8 @@
 import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { canaryFromForm, canaryYamlFromForm, CHECK_TYPE_FORMS, formFieldOfPath, getCheckTypeForm } from '#app/lib/canary-check-forms.ts'
-import { CHECK_SCHEMAS } from '#server/backend/health/canary-spec.schema.ts'
-import { CanaryValidationError, parseCanaryObject } from '#server/backend/health/canary-document.ts'
+import { CHECK_SCHEMAS } from '#contract/canary/canary-spec.schema.ts'
+import { CanaryValidationError, parseCanaryObject } from '#contract/canary/canary-document.ts'
 
 describe('health check type forms', () => {
   it('covers only types the engine runs, with field names its schema knows', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPostgresDb } from '#server/db/client.ts'
 import { createTestDb, TEST_ENGINE, type TestDb } from '#tests/support/test-db.ts'
 import { syncCanaries } from '#server/backend/health/canary-sync.ts'
-import { nextTick, parseSchedule } from '#server/backend/health/schedule.ts'
+import { nextTick, parseSchedule } from '#contract/canary/schedule.ts'
 import { applyYaml, canaryYaml, startLocalServer, testEngine, waitFor, type LocalServer } from './health-fixtures.ts'
 
 let testDb: TestDb

@@ -2,7 +2,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
 import type { Db } from '#server/db/client.ts'
-import { parseCanaryText } from '#server/backend/health/canary-document.ts'
+import { parseCanaryText } from '#contract/canary/canary-document.ts'
 import { applyCanary } from '#server/backend/health/canary-store.ts'
 import { createCheckEngine, type CheckEngineOptions } from '#server/backend/health/check-engine.ts'
 

@@ -2,7 +2,7 @@ import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Express } from 'express'
 import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
-import { INCIDENT_HISTORY_TYPES } from '#server/backend/incidents/incident-vocabulary.ts'
+import { INCIDENT_HISTORY_TYPES } from '#contract/incident-vocabulary.ts'
 import { createDbApp, insertCheck, insertHypothesis, insertIncident, insertPerson, insertTeam } from './incident-fixtures.ts'
 
 let testDb: TestDb

@@ -1,7 +1,7 @@
 import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseResourceYaml, getEditorKind } from '#app/lib/resource-editor.ts'
-import { parseCanaryText } from '#server/backend/health/canary-document.ts'
+import { parseCanaryText } from '#contract/canary/canary-document.ts'
 import { parseIncidentRuleSpec } from '#server/backend/incidents/incident-rules.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
 import { createTestDb, type TestDb } from '#tests/support/test-db.ts'

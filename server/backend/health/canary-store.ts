@@ -1,5 +1,5 @@
 import type { Db } from '#server/db/client.ts'
-import type { CanaryInput } from './canary-document.ts'
+import type { CanaryInput } from '#contract/canary/canary-document.ts'
 import { LOCAL_AGENT_ID, syncCanaries } from './canary-sync.ts'
 import { recordSpecTrust, type SpecWriter } from './check-trust.ts'
 

@@ -1,5 +1,5 @@
 import type { Db } from '#server/db/client.ts'
-import { parseDurationMs } from './duration.ts'
+import { parseDurationMs } from '#contract/canary/duration.ts'
 
 /** Bad query input; the router answers 400 with the legacy `{error}` body. */
 export class SummaryInputError extends Error {

@@ -1,9 +1,9 @@
 import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import type { Db, Queryable } from '#server/db/client.ts'
-import { CanarySpecSchema, CHECK_SCHEMAS, KNOWN_UNSUPPORTED_TYPES } from './canary-spec.schema.ts'
-import { formatPath } from './canary-document.ts'
-import { parseSchedule, scheduleTextOf, type Schedule } from './schedule.ts'
+import { CanarySpecSchema, CHECK_SCHEMAS, KNOWN_UNSUPPORTED_TYPES } from '#contract/canary/canary-spec.schema.ts'
+import { formatPath } from '#contract/canary/canary-document.ts'
+import { parseSchedule, scheduleTextOf, type Schedule } from '#contract/canary/schedule.ts'
 
 export const LOCAL_AGENT_ID = '00000000-0000-0000-0000-000000000000'
 

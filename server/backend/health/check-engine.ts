@@ -10,7 +10,7 @@ import { createTargetFence } from './check-trust.ts'
 import type { AllowedTarget } from './checks/target-guard.ts'
 import { syncCanaries, type SyncOutcome } from './canary-sync.ts'
 import { pruneCheckStatuses, storeRuns, type CompletedRun } from './result-store.ts'
-import { MIN_RUN_GAP_MS, nextTick, parseSchedule, type Schedule } from './schedule.ts'
+import { MIN_RUN_GAP_MS, nextTick, parseSchedule, type Schedule } from '#contract/canary/schedule.ts'
 
 export type CheckEngineOptions = {
   db: Db

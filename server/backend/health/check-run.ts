@@ -1,5 +1,5 @@
 import { failResult, invalidResult, newResult, TYPES_WITHOUT_EXPRESSIONS, type CheckResult, type CheckRunContext, type CheckRunner } from './check-result.ts'
-import { parseDurationMs } from './duration.ts'
+import { parseDurationMs } from '#contract/canary/duration.ts'
 import { asBoolean, asText, evaluateTemplateObject, isTemplateSet, type TemplateObjectInput } from './expressions.ts'
 import { serverRedactor } from '#server/ops/secret-redaction.ts'
 

@@ -10,7 +10,7 @@ import { runRedisCheck } from './checks/redis-check.ts'
 import { runMysqlCheck, runPostgresCheck } from './checks/sql-check.ts'
 import { runTcpCheck } from './checks/tcp-check.ts'
 import { failResult, invalidResult, newResult } from './check-result.ts'
-import { parseDurationMs } from './duration.ts'
+import { parseDurationMs } from '#contract/canary/duration.ts'
 
 /** Runner per spec list key (the `type` column of checks). */
 export const CHECK_RUNNERS: Record<string, CheckRunner> = {

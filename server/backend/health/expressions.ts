@@ -1,5 +1,5 @@
 import { Environment } from '@marcbachmann/cel-js'
-import { formatDuration, formatSize, parseDurationMs } from './duration.ts'
+import { formatDuration, formatSize, parseDurationMs } from '#contract/canary/duration.ts'
 import { renderGoTemplate, TemplateError } from './go-template.ts'
 
 /**

@@ -1,4 +1,4 @@
-import { formatDuration, formatSize } from './duration.ts'
+import { formatDuration, formatSize } from '#contract/canary/duration.ts'
 
 /**
  * A small evaluator for the Go `text/template` subset canary specs use in `display`, `transform`

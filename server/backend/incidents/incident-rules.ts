@@ -3,10 +3,10 @@ import type { Logger } from 'pino'
 import { z } from 'zod'
 import type { Db, Queryable } from '#server/db/client.ts'
 import type { EventContext, EventHandlers, EventOutcome, QueuedEvent } from '#server/backend/events/event-consumer.ts'
-import { parseDurationMs } from '#server/backend/health/duration.ts'
+import { parseDurationMs } from '#contract/canary/duration.ts'
 import { renderGoTemplate } from '#server/backend/health/go-template.ts'
-import { parseYaml } from '#server/backend/yaml-input.ts'
-import { FINISHED_INCIDENT_STATUSES, INCIDENT_SEVERITIES, INCIDENT_STATUSES, INCIDENT_TYPES, type IncidentSeverity } from './incident-vocabulary.ts'
+import { parseYaml } from '#contract/yaml-input.ts'
+import { FINISHED_INCIDENT_STATUSES, INCIDENT_SEVERITIES, INCIDENT_STATUSES, INCIDENT_TYPES, type IncidentSeverity } from '#contract/incident-vocabulary.ts'
 import {
   RuleSelectorSchema,
   SelectorSyntaxError,

@@ -14,7 +14,7 @@ import {
   RESPONDER_TYPES,
   type EvidenceType,
   type HypothesisType,
-} from './incident-vocabulary.ts'
+} from '#contract/incident-vocabulary.ts'
 
 /**
  * Write rules of the incident tables, enforced on every /api/db write (the router's

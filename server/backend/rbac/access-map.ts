@@ -4,7 +4,7 @@
  * (http-api.md §1.7, §4.1). The two vocabularies differ, so every request carries both.
  */
 
-import { AREAS, ROLES, type Area, type Role } from './role-matrix.ts'
+import { AREAS, ROLES, type Area, type Role } from '#contract/role-matrix.ts'
 
 export { AREAS, ROLES, type Area, type Role }
 

@@ -1,5 +1,5 @@
 import type { CheckRunContext, StoredConnection } from '../check-result.ts'
-import type { EnvVar } from '../canary-spec.schema.ts'
+import type { EnvVar } from '#contract/canary/canary-spec.schema.ts'
 import { renderFieldTemplate } from '../go-template.ts'
 
 /** A spec value the engine cannot use: the run is invalid (a configuration problem), not failed. */

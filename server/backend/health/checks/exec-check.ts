@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { failResult, invalidResult, newResult, type CheckRunner } from '../check-result.ts'
-import type { EnvVar } from '../canary-spec.schema.ts'
+import type { EnvVar } from '#contract/canary/canary-spec.schema.ts'
 import { envValue } from './check-inputs.ts'
 
 const MAX_OUTPUT_BYTES = 1024 * 1024

@@ -1,7 +1,7 @@
 import { lstat, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { failResult, invalidResult, newResult, type CheckResult, type CheckRunner } from '../check-result.ts'
-import { parseDurationMs, parseSizeBytes } from '../duration.ts'
+import { parseDurationMs, parseSizeBytes } from '#contract/canary/duration.ts'
 import { renderFieldTemplate } from '../go-template.ts'
 
 type FileEntry = { name: string; size: number; mode: string; modified: string; is_dir: boolean; mtimeMs: number }

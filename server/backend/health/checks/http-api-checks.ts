@@ -1,5 +1,5 @@
 import { failResult, invalidResult, newResult, type CheckResult, type CheckRunContext, type CheckRunner } from '../check-result.ts'
-import type { EnvVar } from '../canary-spec.schema.ts'
+import type { EnvVar } from '#contract/canary/canary-spec.schema.ts'
 import { envValue, headersOf, resolveAccess } from './check-inputs.ts'
 import { httpRequest, type HttpResponse } from './http-client.ts'
 

@@ -2,7 +2,7 @@ import { failResult, invalidResult, newResult, type CheckRunner } from '../check
 import { renderGoTemplate } from '../go-template.ts'
 import { CheckInputError, envValue, headersOf, resolveAccess } from './check-inputs.ts'
 import { httpRequest } from './http-client.ts'
-import type { EnvVar } from '../canary-spec.schema.ts'
+import type { EnvVar } from '#contract/canary/canary-spec.schema.ts'
 
 const DAY_MS = 86_400_000
 

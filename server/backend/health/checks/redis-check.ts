@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis'
 import { failResult, invalidResult, newResult, type CheckRunner } from '../check-result.ts'
-import { parseDurationMs } from '../duration.ts'
+import { parseDurationMs } from '#contract/canary/duration.ts'
 import { envValue, resolveAccess } from './check-inputs.ts'
 import type { Admission } from './target-guard.ts'
-import type { EnvVar } from '../canary-spec.schema.ts'
+import type { EnvVar } from '#contract/canary/canary-spec.schema.ts'
 
 /** `redis` (§1.7.7): PING must answer PONG. `url` is `host:port`; `addr` is its old name. */
 export const runRedisCheck: CheckRunner = async (spec, context) => {

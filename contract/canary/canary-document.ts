@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { parseYamlDocuments, YamlInputError, type YamlDocument } from '#server/backend/yaml-input.ts'
+import { parseYamlDocuments, YamlInputError, type YamlDocument } from '#contract/yaml-input.ts'
 import { CanaryDocumentSchema, CanaryMetadataSchema, CanarySpecSchema, specKeyIssues, type CanarySpec } from './canary-spec.schema.ts'
 
 /** A canary ready to store: what the `canaries` row holds, whichever way it was written. */
