@@ -2,6 +2,7 @@ import { vitePlugin as remix } from '@remix-run/dev'
 import tailwindcss from '@tailwindcss/vite'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vite'
+import remixConfig from './remix.config.js'
 
 const appDirectory = fileURLToPath(new URL('./app/', import.meta.url))
 
@@ -35,15 +36,7 @@ export default defineConfig({
   },
   plugins: [
     tailwindcss(),
-    remix({
-      future: {
-        v3_fetcherPersist: true,
-        v3_relativeSplatPath: true,
-        v3_throwAbortReason: true,
-        v3_lazyRouteDiscovery: true,
-        v3_singleFetch: true,
-        v3_routeConfig: true,
-      },
-    }),
+    // Route conventions, ignored route files and future flags live in remix.config.js.
+    remix(remixConfig),
   ],
 })
