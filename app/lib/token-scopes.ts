@@ -1,3 +1,5 @@
+import { z } from 'zod'
+
 /**
  * The scopes an access token can be limited to (spec 002 §3): mcp has the single action '*',
  * playbooks add playbook:approve and playbook:run, the rest read/create/update/delete.
@@ -39,15 +41,23 @@ export function parseScopes(values: string[]): ScopeEntry[] {
 
 export type CreateTokenInput = { name: string; expiry: string; scope: ScopeEntry[] }
 
-/** Spec 002 §5: the name is required and whitespace alone does not count. */
-export function validateCreateToken(form: { name: string; expiry: string; scopes: string[] }): { value?: CreateTokenInput; errors: Record<string, string> } {
-  const errors: Record<string, string> = {}
-  const name = form.name.trim()
-  if (!name) errors.name = 'Name is required'
-  if (!(TOKEN_EXPIRY_OPTIONS as readonly string[]).includes(form.expiry)) errors.expiry = 'Expiry must be never'
-  if (Object.keys(errors).length) return { errors }
-  return { value: { name, expiry: form.expiry, scope: parseScopes(form.scopes) }, errors }
-}
+/** Spec 002 §5: the name is required and whitespace alone does not count; only 'never' expires. */
+export const CreateTokenSchema = z.object({
+  intent: z.literal('create'),
+  name: z.string({ required_error: 'Name is required' }).trim().min(1, 'Name is required'),
+  expiry: z.enum(TOKEN_EXPIRY_OPTIONS, { errorMap: () => ({ message: 'Expiry must be never' }) }).default('never'),
+  // Checkbox values are `object/action`; the payload wants entries.
+  scope: z.array(z.string()).default([]).transform(parseScopes),
+})
+
+export const DeleteTokenSchema = z.object({
+  intent: z.literal('delete'),
+  id: z.string().min(1),
+  name: z.string().default('Token'),
+})
+
+/** The tokens page posts two forms, told apart by a hidden `intent`. */
+export const TokenActionSchema = z.discriminatedUnion('intent', [CreateTokenSchema, DeleteTokenSchema])
 
 /** MCP client setup snippets (spec 002 §2): each embeds `<backend URL>/mcp` and the bearer token. */
 export function mcpSetups(backendUrl: string, token: string): Array<{ id: string; label: string; code: string }> {

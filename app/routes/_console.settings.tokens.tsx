@@ -1,30 +1,29 @@
+import { getCollectionProps, getFormProps, getInputProps, getSelectProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { useState } from 'react'
-import { Plus, Trash2 } from '#app/components/ui/icons.tsx'
-import { InlineError } from '#app/components/inline-error.tsx'
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import type { ColumnDef } from '@tanstack/react-table'
+import { z } from 'zod'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { ErrorList } from '#app/components/forms.tsx'
-import { Toast } from '#app/components/toast.tsx'
+import { ErrorList, Field } from '#app/components/forms.tsx'
+import { InlineError } from '#app/components/inline-error.tsx'
+import { ListPage } from '#app/components/list-page/list-page.tsx'
 import { TokenCreated } from '#app/components/token-created.tsx'
-import { Button, buttonVariants } from '#app/components/ui/button.tsx'
+import { Button } from '#app/components/ui/button.tsx'
 import { UrlDialog } from '#app/components/ui/dialog.tsx'
-import { Input } from '#app/components/ui/input.tsx'
+import { Trash2 } from '#app/components/ui/icons.tsx'
 import { Label } from '#app/components/ui/label.tsx'
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
-import { apiJson, GatewayError } from '#app/lib/gateway.server.ts'
+import { GatewayError } from '#app/lib/gateway.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
-import { SCOPE_ACTIONS, SCOPE_OBJECTS, TOKEN_EXPIRY_OPTIONS, validateCreateToken } from '#app/lib/token-scopes.ts'
-import { EmptyTableRow } from '#app/components/data-table/table-parts.tsx'
+import { CreateTokenSchema, SCOPE_ACTIONS, SCOPE_OBJECTS, TOKEN_EXPIRY_OPTIONS, TokenActionSchema } from '#app/lib/token-scopes.ts'
+import { createToken, deleteToken, listTokens, type TokenRow } from '#app/lib/tokens.server.ts'
 
 export const handle = { title: 'Tokens', feature: 'settings.tokens', resource: 'auth' } satisfies RouteHandle
 
-type TokenRow = { id: string; name: string; person_name?: string; created_at?: string; expires_at?: string | null }
-
 function failureMessage(error: unknown, fallback: string): string {
-  if (error instanceof GatewayError) return error.status === 501 ? `${fallback}: not available on this server yet.` : error.message
+  if (error instanceof GatewayError) return error.status === 501 ? `${fallback}: not available on this server yet.` : error.message || fallback
   throw error
 }
 
@@ -34,165 +33,150 @@ export async function loader(args: LoaderFunctionArgs) {
   let tokens: TokenRow[] = []
   let loadError: string | null = null
   try {
-    const { data: body } = await apiJson<{ payload?: TokenRow[] }>(args, '/auth/tokens')
-    tokens = Array.isArray(body?.payload) ? body.payload : []
+    tokens = await listTokens(args)
   } catch (error) {
     loadError = failureMessage(error, 'Tokens could not be listed')
   }
   return data({ tokens, loadError, toast, backendUrl: new URL(args.request.url).origin }, { headers })
 }
 
-type ActionResult =
-  | { intent: 'create'; errors: Record<string, string>; values: { name: string; scopes: string[] }; created?: undefined }
-  | { intent: 'create'; created: { name: string; token: string }; errors?: undefined; values?: undefined }
-
 export async function action(args: ActionFunctionArgs) {
   await requireAccess(args, { ...handle, access: 'write' })
-  const form = await args.request.formData()
-  const intent = form.get('intent')
-  if (intent === 'delete') {
-    const id = String(form.get('id') ?? '')
-    const name = String(form.get('name') ?? 'Token')
-    try {
-      await apiJson(args, `/auth/token/${encodeURIComponent(id)}`, { method: 'DELETE' })
-    } catch (error) {
-      return data({ intent: 'delete' as const, error: failureMessage(error, 'The token could not be deleted') }, { status: 400 })
-    }
-    throw redirect('/settings/tokens', { headers: { 'set-cookie': toastCookie(`${name} deleted successfully`) } })
+  const formData = await args.request.formData()
+  let created = null as { name: string; token: string } | null
+  const submission = await parseWithZod(formData, {
+    async: true,
+    schema: TokenActionSchema.transform(async (value, ctx) => {
+      try {
+        if (value.intent === 'delete') {
+          await deleteToken(args, value.id)
+          return value
+        }
+        const token = await createToken(args, { name: value.name, expiry: value.expiry, scope: value.scope })
+        if (!token) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'Failed to create token' })
+          return z.NEVER
+        }
+        created = { name: value.name, token }
+        return value
+      } catch (error) {
+        const fallback = value.intent === 'delete' ? 'The token could not be deleted' : 'Failed to create token'
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: failureMessage(error, fallback) })
+        return z.NEVER
+      }
+    }),
+  })
+  const intent = formData.get('intent') === 'delete' ? ('delete' as const) : ('create' as const)
+  if (submission.status !== 'success') return data({ intent, result: submission.reply(), created: null }, { status: 400 })
+  if (submission.value.intent === 'delete') {
+    throw redirect('/settings/tokens', { status: 303, headers: { 'set-cookie': toastCookie(`${submission.value.name} deleted successfully`) } })
   }
-  const values = { name: String(form.get('name') ?? ''), expiry: String(form.get('expiry') ?? 'never'), scopes: form.getAll('scope').map(String) }
-  const { value, errors } = validateCreateToken(values)
-  if (!value) return data<ActionResult>({ intent: 'create', errors, values }, { status: 400 })
-  try {
-    const { data: body } = await apiJson<{ payload?: { token?: string } }>(args, '/auth/create_token', { method: 'POST', json: value })
-    const token = body?.payload?.token
-    if (!token) return data<ActionResult>({ intent: 'create', errors: { form: 'Failed to create token' }, values }, { status: 502 })
-    return data<ActionResult>({ intent: 'create', created: { name: value.name, token } })
-  } catch (error) {
-    if (error instanceof GatewayError) {
-      return data<ActionResult>({ intent: 'create', errors: { form: error.message || 'Failed to create token' }, values }, { status: 400 })
-    }
-    throw error
-  }
+  // The secret is shown once in the answer to this POST, never carried through a redirect
+  // (that would park it in a cookie); reloading the page shows the list without it.
+  return data({ intent, result: submission.reply({ resetForm: true }), created })
 }
+
+const columns: ColumnDef<TokenRow, unknown>[] = [
+  { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name },
+  { id: 'owner', header: 'Owner', enableSorting: false, cell: ({ row }) => row.original.person_name ?? '' },
+  { id: 'created', header: 'Created', enableSorting: false, cell: ({ row }) => row.original.created_at?.slice(0, 19).replace('T', ' ') ?? '' },
+  { id: 'expires', header: 'Expires', enableSorting: false, cell: ({ row }) => (row.original.expires_at ? row.original.expires_at.slice(0, 19).replace('T', ' ') : 'never') },
+]
 
 export default function TokensRoute() {
   const { tokens, loadError, toast, backendUrl } = useLoaderData<typeof loader>()
-  const actionData = useActionData<typeof action>() as (ActionResult | { intent: 'delete'; error: string }) | undefined
+  const actionData = useActionData<typeof action>()
   const [searchParams] = useSearchParams()
   const navigation = useNavigation()
   const creating = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'create'
-  const created = actionData?.intent === 'create' ? actionData.created : undefined
-  const createErrors = actionData?.intent === 'create' ? actionData.errors : undefined
-  const isDialogOpen = searchParams.get('dialog') === 'new' || Boolean(createErrors) || Boolean(created)
-  const [name, setName] = useState<string | null>(null)
-  const nameError = name !== null && !name.trim() ? 'Name is required' : createErrors?.name
+  const created = actionData?.created ?? null
+  const createResult = actionData?.intent === 'create' && !created ? actionData.result : undefined
+  const deleteError = actionData?.intent === 'delete' ? actionData.result.error?.['']?.join(' ') : undefined
+  const isDialogOpen = searchParams.get('dialog') === 'new' || Boolean(createResult) || Boolean(created)
 
   return (
-    <section className="flex flex-col gap-4 p-6" data-testid="tokens-page">
-      <div className="flex items-center justify-between">
-        <p className="text-sm text-muted-foreground">Access tokens for the API, MCP clients and kubectl.</p>
-        <Link to="?dialog=new" className={buttonVariants({ size: 'sm' })} data-testid="create-token-open" preventScrollReset>
-          <Plus aria-hidden="true" />
-          Create new token
-        </Link>
-      </div>
-      {loadError ? <InlineError message={loadError} /> : null}
-      {actionData?.intent === 'delete' ? <InlineError message={actionData.error} /> : null}
-      <Table data-testid="tokens-table">
-        <TableHeader>
-          <TableRow>
-            <TableHead>Name</TableHead>
-            <TableHead>Owner</TableHead>
-            <TableHead>Created</TableHead>
-            <TableHead>Expires</TableHead>
-            <TableHead className="w-12" />
-          </TableRow>
-        </TableHeader>
-        <TableBody>
-          {tokens.length === 0 ? (
-            <EmptyTableRow colSpan={5} />
-          ) : (
-            tokens.map((token) => (
-              <TableRow key={token.id} data-testid="token-row">
-                <TableCell>{token.name}</TableCell>
-                <TableCell>{token.person_name ?? ''}</TableCell>
-                <TableCell>{token.created_at?.slice(0, 19).replace('T', ' ') ?? ''}</TableCell>
-                <TableCell>{token.expires_at ? token.expires_at.slice(0, 19).replace('T', ' ') : 'never'}</TableCell>
-                <TableCell>
-                  <Form method="post">
-                    <input type="hidden" name="intent" value="delete" />
-                    <input type="hidden" name="id" value={token.id} />
-                    <input type="hidden" name="name" value={token.name} />
-                    <Button type="submit" variant="ghost" size="icon" aria-label={`Delete ${token.name}`}>
-                      <Trash2 aria-hidden="true" />
-                    </Button>
-                  </Form>
-                </TableCell>
-              </TableRow>
-            ))
-          )}
-        </TableBody>
-      </Table>
+    <ListPage
+      testId="tokens-page"
+      description="Access tokens for the API, MCP clients and kubectl."
+      addAction={{ label: 'Create new token', to: '?dialog=new', testId: 'create-token-open' }}
+      errors={[loadError, deleteError]}
+      table={{ data: tokens, columns, getRowId: (token) => token.id, testId: 'tokens-table', rowTestId: 'token-row' }}
+      rowActions={(token) => (
+        <Form method="post">
+          <input type="hidden" name="intent" value="delete" />
+          <input type="hidden" name="id" value={token.id} />
+          <input type="hidden" name="name" value={token.name} />
+          <Button type="submit" variant="ghost" size="icon" aria-label={`Delete ${token.name}`}>
+            <Trash2 aria-hidden="true" />
+          </Button>
+        </Form>
+      )}
+      toast={toast ?? (created ? 'Token created successfully' : null)}
+    >
       {isDialogOpen ? (
         <UrlDialog title={created ? 'Token created' : 'Create new token'} closeTo="/settings/tokens" size="medium" testId="create-token-dialog">
-          {created ? (
-            <TokenCreated name={created.name} token={created.token} backendUrl={backendUrl} />
-          ) : (
-            <Form method="post" action="/settings/tokens?dialog=new" className="flex flex-col gap-4" data-testid="create-token-form" noValidate>
-              <input type="hidden" name="intent" value="create" />
-              {createErrors?.form ? <InlineError message={createErrors.form} /> : null}
-              <div className="flex flex-col gap-1.5">
-                <Label htmlFor="token-name">Name</Label>
-                <Input
-                  id="token-name"
-                  name="name"
-                  defaultValue={actionData?.intent === 'create' ? actionData.values?.name : ''}
-                  onChange={(event) => setName(event.currentTarget.value)}
-                  aria-invalid={nameError ? true : undefined}
-                  data-testid="token-name-input"
-                />
-                <ErrorList errors={[nameError]} />
-              </div>
-              <div className="flex flex-col gap-1.5">
-                <Label htmlFor="token-expiry">Expiry</Label>
-                <select id="token-expiry" name="expiry" defaultValue="never" className="h-9 rounded-md border bg-background px-2 text-sm">
-                  {TOKEN_EXPIRY_OPTIONS.map((option) => (
-                    <option key={option} value={option}>
-                      {option}
-                    </option>
-                  ))}
-                </select>
-              </div>
-              <fieldset className="flex flex-col gap-1.5">
-                <legend className="mb-1 text-sm font-medium">Scopes</legend>
-                <div className="max-h-64 overflow-y-auto rounded-md border p-2" data-testid="token-scopes">
-                  {SCOPE_OBJECTS.map((object) => (
-                    <div key={object} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-1 text-sm">
-                      <span className="w-24 font-medium">{object}</span>
-                      {SCOPE_ACTIONS[object].map((scopeAction) => {
-                        const value = `${object}/${scopeAction}`
-                        const checked = actionData?.intent === 'create' ? actionData.values?.scopes.includes(value) : false
-                        return (
-                          <label key={value} className="flex items-center gap-1">
-                            <input type="checkbox" name="scope" value={value} defaultChecked={checked} />
-                            {scopeAction}
-                          </label>
-                        )
-                      })}
-                    </div>
-                  ))}
-                </div>
-              </fieldset>
-              <Button type="submit" disabled={creating || (name !== null && !name.trim())} data-testid="create-token-submit">
-                {creating ? 'Creating...' : 'Create Token'}
-              </Button>
-            </Form>
-          )}
+          {created ? <TokenCreated name={created.name} token={created.token} backendUrl={backendUrl} /> : <CreateTokenForm lastResult={createResult} creating={creating} />}
         </UrlDialog>
       ) : null}
-      <Toast message={toast ?? (created ? 'Token created successfully' : null)} />
-    </section>
+    </ListPage>
+  )
+}
+
+function CreateTokenForm({ lastResult, creating }: { lastResult: SubmissionResult<string[]> | undefined; creating: boolean }) {
+  const [form, fields] = useForm<z.input<typeof CreateTokenSchema>, z.output<typeof CreateTokenSchema>>({
+    id: 'create-token',
+    // Server-rendered HTML keeps the browser's own checks (required…) for the no-JS path;
+    // conform switches them off once it validates with the schema itself.
+    defaultNoValidate: false,
+    lastResult,
+    constraint: getZodConstraint(CreateTokenSchema),
+    onValidate({ formData }) {
+      return parseWithZod(formData, { schema: CreateTokenSchema })
+    },
+    shouldRevalidate: 'onBlur',
+    defaultValue: { expiry: 'never' },
+  })
+  const { key: expiryKey, ...expiryProps } = getSelectProps(fields.expiry)
+  return (
+    <Form method="post" action="/settings/tokens?dialog=new" {...getFormProps(form)} className="flex flex-col gap-4" data-testid="create-token-form">
+      <input type="hidden" name="intent" value="create" />
+      {form.errors?.length ? <InlineError message={form.errors.join(' ')} /> : null}
+      <Field
+        labelProps={{ htmlFor: fields.name.id, children: 'Name' }}
+        inputProps={{ ...getInputProps(fields.name, { type: 'text' }), ...{ 'data-testid': 'token-name-input' } }}
+        errors={fields.name.errors}
+      />
+      <div className="flex flex-col gap-1.5">
+        <Label htmlFor={fields.expiry.id}>Expiry</Label>
+        <select key={expiryKey} {...expiryProps} className="h-9 rounded-md border bg-background px-2 text-sm">
+          {TOKEN_EXPIRY_OPTIONS.map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
+        </select>
+        <ErrorList errors={fields.expiry.errors} />
+      </div>
+      <fieldset className="flex flex-col gap-1.5">
+        <legend className="mb-1 text-sm font-medium">Scopes</legend>
+        <div className="max-h-64 overflow-y-auto rounded-md border p-2" data-testid="token-scopes">
+          {SCOPE_OBJECTS.map((object) => (
+            <div key={object} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-1 text-sm">
+              <span className="w-24 font-medium">{object}</span>
+              {getCollectionProps(fields.scope, { type: 'checkbox', options: SCOPE_ACTIONS[object].map((scopeAction) => `${object}/${scopeAction}`) }).map(({ key, ...props }) => (
+                <label key={key} className="flex items-center gap-1">
+                  <input {...props} />
+                  {props.value.slice(object.length + 1)}
+                </label>
+              ))}
+            </div>
+          ))}
+        </div>
+      </fieldset>
+      <Button type="submit" disabled={creating} data-testid="create-token-submit">
+        {creating ? 'Creating...' : 'Create Token'}
+      </Button>
+    </Form>
   )
 }
 

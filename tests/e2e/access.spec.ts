@@ -2,7 +2,7 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import { E2E_ADMIN, E2E_TOKEN } from '../../playwright.config.ts'
 
 /**
- * The access screens (permissions, users, teams, kubeconfig dialog) against the real server,
+ * The access screens (permissions, users, teams, tokens, kubeconfig dialog) against the real server,
  * with and without JavaScript: every dialog is a URL and every button a form post.
  */
 
@@ -124,6 +124,44 @@ test.describe('access screens', () => {
     await confirm.getByTestId('delete-permission-dialog-confirm').click()
     await expect(page.getByTestId('toast')).toHaveText('Permission deleted')
     await expect(page.getByTestId('permission-row').filter({ hasText: description })).toHaveCount(0)
+  })
+
+  test('creates a token with a scope, shows it once and deletes it; an empty name never posts', async ({ page }, testInfo) => {
+    await signInAsAdmin(page, '/settings/tokens')
+    await page.getByTestId('create-token-open').click()
+    const form = page.getByTestId('create-token-form')
+    const nameInput = form.getByTestId('token-name-input')
+    // getZodConstraint puts the schema's rule into the page as a native `required`.
+    await expect(nameInput).toHaveAttribute('required', '')
+    await form.getByTestId('create-token-submit').click()
+    if (testInfo.project.name === 'no-js') {
+      // Without JavaScript the browser itself refuses the empty field: no POST, the form stays.
+      expect(await nameInput.evaluate((input: HTMLInputElement) => input.validity.valueMissing)).toBe(true)
+      await expect(form).toBeVisible()
+      // No server round trip happened: the server's own message is not on the page.
+      await expect(form).not.toContainText('Name is required')
+    } else {
+      await expect(form).toContainText('Name is required')
+    }
+
+    const name = unique('token', testInfo.project.name)
+    await nameInput.fill(name)
+    // Leaving the field revalidates it and removes the message (the checkboxes move up).
+    await nameInput.blur()
+    await expect(form).not.toContainText('Name is required')
+    await form.locator('input[name="scope"][value="canaries/read"]').check()
+    await form.getByTestId('create-token-submit').click()
+    const created = page.getByTestId('token-created')
+    await expect(created.getByTestId('token-name')).toHaveText(name)
+    await expect(page.getByTestId('toast')).toHaveText('Token created successfully')
+
+    await page.goto('/settings/tokens')
+    await expect(page.getByTestId('token-created')).toHaveCount(0)
+    const row = page.getByTestId('token-row').filter({ hasText: name })
+    await expect(row).toHaveCount(1)
+    await row.getByRole('button', { name: `Delete ${name}` }).click()
+    await expect(page.getByTestId('toast')).toHaveText(`${name} deleted successfully`)
+    await expect(page.getByTestId('token-row').filter({ hasText: name })).toHaveCount(0)
   })
 
   test('invites a user with a role and lists them', async ({ page }, testInfo) => {

@@ -47,6 +47,8 @@ export type DataTableProps<T> = {
   onReachEnd?: () => void
   emptyMessage?: ReactNode
   testId?: string
+  /** A data-testid on every body row (e.g. 'token-row'), for pages whose tests count rows. */
+  rowTestId?: string
   caption?: string
 }
 
@@ -56,7 +58,7 @@ export type DataTableProps<T> = {
  * local mode for small in-memory lists; optional virtual rows once JavaScript runs.
  */
 export function DataTable<T>(props: DataTableProps<T>) {
-  const { data, columns, getRowId, getSubRows, urlSorting, grouping, localPageSize, pagination, isExpanded, expandHref, rowHref, rowClassName, virtual, onReachEnd, emptyMessage = 'No data available', testId = 'data-table', caption } = props
+  const { data, columns, getRowId, getSubRows, urlSorting, grouping, localPageSize, pagination, isExpanded, expandHref, rowHref, rowClassName, virtual, onReachEnd, emptyMessage = 'No data available', testId = 'data-table', rowTestId, caption } = props
   const { search } = useLocation()
   const navigate = useNavigate()
   const hydrated = useHydrated()
@@ -113,6 +115,8 @@ export function DataTable<T>(props: DataTableProps<T>) {
     if (href) navigate(href, { preventScrollReset: true })
   }
 
+  // Rows that neither open, expand nor group stay plain rows: no pointer, no tab stop.
+  const clickable = hydrated && Boolean(rowHref || getSubRows || grouping || expandHref)
   const colCount = table.getVisibleLeafColumns().length
   const body = (
     <Table data-testid={testId} aria-rowcount={rows.length}>
@@ -152,12 +156,13 @@ export function DataTable<T>(props: DataTableProps<T>) {
           <TableRow
             key={row.id}
             data-row-id={row.id}
+            data-testid={rowTestId}
             data-depth={row.depth}
             data-expanded={row.getCanExpand() ? row.getIsExpanded() : undefined}
-            tabIndex={hydrated ? 0 : undefined}
-            onClick={hydrated ? rowClick(row) : undefined}
-            onKeyDown={hydrated ? rowClick(row) : undefined}
-            className={cn(hydrated && 'cursor-pointer', row.depth > 0 && 'bg-muted/30', rowClassName?.(row.original))}
+            tabIndex={clickable ? 0 : undefined}
+            onClick={clickable ? rowClick(row) : undefined}
+            onKeyDown={clickable ? rowClick(row) : undefined}
+            className={cn(clickable && 'cursor-pointer', row.depth > 0 && 'bg-muted/30', rowClassName?.(row.original))}
             style={useVirtual ? { height: ROW_ESTIMATE_PX } : undefined}
           >
             {row.getVisibleCells().map((cell) => (
