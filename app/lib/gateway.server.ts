@@ -55,10 +55,31 @@ export function checkedOrigin(request: Request): string | undefined {
   return ['GET', 'HEAD', 'OPTIONS'].includes(request.method.toUpperCase()) ? undefined : new URL(request.url).origin
 }
 
-export async function apiFetch(
+export type ApiInit = { method?: string; json?: unknown; form?: URLSearchParams; headers?: Record<string, string> }
+
+export async function apiFetch({ request, context }: ApiArgs, path: string, init: ApiInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers)
+  let body: string | undefined
+  if (init.json !== undefined) {
+    headers.set('content-type', 'application/json')
+    body = JSON.stringify(init.json)
+  } else if (init.form) {
+    headers.set('content-type', 'application/x-www-form-urlencoded')
+    body = init.form.toString()
+  }
+  const url = `${context.gateway.gatewayBaseUrl}/api${path.startsWith('/') ? path : `/${path}`}`
+  return sendToGateway({ request, context }, url, { method: init.method ?? 'GET', headers, body })
+}
+
+/**
+ * The one transport of every loopback call (apiFetch and the data client): the browser's
+ * credentials and request id, the console's client headers, the gateway timeout, and transport
+ * failures classified as GatewayError. `url` is an absolute URL under the gateway's /api.
+ */
+export async function sendToGateway(
   { request, context }: ApiArgs,
-  path: string,
-  init: { method?: string; json?: unknown; form?: URLSearchParams; headers?: Record<string, string> } = {},
+  url: string,
+  init: { method: string; headers: Headers; body?: string; signal?: AbortSignal },
 ): Promise<Response> {
   const headers = new Headers(init.headers)
   for (const name of FORWARDED_HEADERS) {
@@ -68,27 +89,19 @@ export async function apiFetch(
   headers.set('accept', headers.get('accept') ?? 'application/json')
   const origin = checkedOrigin(request)
   if (origin && !headers.has('origin')) headers.set('origin', origin)
-  let body: string | undefined
-  if (init.json !== undefined) {
-    headers.set('content-type', 'application/json')
-    body = JSON.stringify(init.json)
-  } else if (init.form) {
-    headers.set('content-type', 'application/x-www-form-urlencoded')
-    body = init.form.toString()
-  }
   // The identity service builds the links in its flows from the host the browser used, which
   // a loopback call would otherwise hide.
   const incoming = new URL(request.url)
   if (!headers.has('x-forwarded-host')) headers.set('x-forwarded-host', request.headers.get('host') ?? incoming.host)
   if (!headers.has('x-forwarded-proto')) headers.set('x-forwarded-proto', incoming.protocol.replace(':', ''))
   for (const [name, value] of Object.entries(context.gateway.clientHeaders ?? {})) headers.set(name, value)
-  const url = `${context.gateway.gatewayBaseUrl}/api${path.startsWith('/') ? path : `/${path}`}`
+  const timeout = AbortSignal.timeout(context.gateway.gatewayTimeoutMs)
   try {
     return await fetch(url, {
-      method: init.method ?? 'GET',
+      method: init.method,
       headers,
-      body,
-      signal: AbortSignal.timeout(context.gateway.gatewayTimeoutMs),
+      body: init.body,
+      signal: init.signal ? AbortSignal.any([timeout, init.signal]) : timeout,
       redirect: 'manual',
     })
   } catch (error) {
@@ -108,7 +121,8 @@ export function signInRedirect(request: Request): Response {
   return redirect(`/auth-state-checker?return_to=${encodeURIComponent(returnTo)}`)
 }
 
-function messageOf(body: unknown, fallback: string): string {
+/** The message an API error body carries (`error` or `message`), or the fallback. */
+export function messageOf(body: unknown, fallback: string): string {
   if (typeof body === 'string' && body.trim()) return body
   if (body && typeof body === 'object') {
     const record = body as Record<string, unknown>
@@ -126,7 +140,7 @@ function messageOf(body: unknown, fallback: string): string {
 export async function apiJson<T>(
   args: ApiArgs,
   path: string,
-  init?: Parameters<typeof apiFetch>[2],
+  init?: ApiInit,
 ): Promise<{ data: T; headers: Headers; status: number }> {
   const response = await apiFetch(args, path, init)
   if (response.status === 401) throw signInRedirect(args.request)
