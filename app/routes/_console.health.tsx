@@ -13,7 +13,7 @@ import { Toast as ServerRenderedToast } from '#app/components/toast.tsx'
 import { Skeleton } from '#app/components/ui/skeleton.tsx'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
-import { loadAgentNames, loadCheckDetail, loadRefreshMs, loadSummary, runCheckNow } from './_console.health.server.ts'
+import { loadAgentNames, loadCheckDetail, loadRefreshMs, loadSummary, runCheckNow } from '#app/lib/health.server.ts'
 
 /*
  * The detail panel is a third of this page's code and most visits never open it. The browser

@@ -7,7 +7,7 @@ import { cn } from '#app/lib/cn.ts'
 import { formatDateTime, formatLatency, formatPercent, timeAgo } from '#app/lib/format.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { toErrorResponse } from '#app/lib/session.server.ts'
-import { loadBoard, parseRefreshSeconds } from './view.health.server.ts'
+import { loadBoard, parseRefreshSeconds } from '#app/lib/health.server.ts'
 
 export const handle = { title: 'Health' } satisfies RouteHandle
 

@@ -11,7 +11,7 @@ import {
   tabByOptions,
   type CheckSummary,
 } from '#app/components/health/health-model.ts'
-import { canRunNow, parseDetailParams, parseDurationFilter, parseRefreshRate, historyQuery, thinGraph } from '#app/components/health/check-detail-model.ts'
+import { canRunNow, DURATION_FILTER_ERROR, parseDetailParams, parseDurationFilter, parseRefreshRate, thinGraph } from '#app/components/health/check-detail-model.ts'
 
 const check = (id: string, extra: Partial<CheckSummary>): CheckSummary => ({
   id,
@@ -134,10 +134,11 @@ describe('check detail rules', () => {
     expect(parseDurationFilter('')).toEqual({ ok: true, ms: null })
   })
 
-  it('builds the history query with page size 50 and the filters', () => {
-    const detail = parseDetailParams(new URLSearchParams('historyStatus=unhealthy&historyDuration=2s&historyPage=3'))
-    const query = new URLSearchParams(historyQuery('c1', detail))
-    expect(Object.fromEntries(query)).toMatchObject({ check_id: 'eq.c1', status: 'eq.false', duration: 'gte.2000', limit: '50', offset: '100', order: 'time.desc' })
+  it('reads the history filters and page, falling back on bad values', () => {
+    const detail = parseDetailParams(new URLSearchParams('checkTab=history&historyStatus=unhealthy&historyDuration=2s&historyPage=3'))
+    expect(detail).toMatchObject({ tab: 'history', status: 'unhealthy', durationMs: 2000, durationError: null, page: 3 })
+    const bad = parseDetailParams(new URLSearchParams('checkTab=nope&historyStatus=maybe&historyDuration=5m&historyPage=-2'))
+    expect(bad).toMatchObject({ tab: 'history', status: 'all', durationMs: null, durationError: DURATION_FILTER_ERROR, page: 1 })
   })
 
   it('shows Run Now to admin, editor, responder and commander only', () => {

@@ -57,16 +57,6 @@ export function parseDetailParams(params: URLSearchParams): DetailParams {
   }
 }
 
-/** The PostgREST query for one page of history with the panel's filters. */
-export function historyQuery(checkId: string, detail: DetailParams): string {
-  const params = new URLSearchParams({ check_id: `eq.${checkId}`, select: 'time,duration,status,message,error,invalid', order: 'time.desc' })
-  if (detail.status !== 'all') params.set('status', `eq.${detail.status === 'healthy'}`)
-  if (detail.durationMs !== null) params.set('duration', `gte.${detail.durationMs}`)
-  params.set('limit', String(HISTORY_PAGE_SIZE))
-  params.set('offset', String((detail.page - 1) * HISTORY_PAGE_SIZE))
-  return params.toString()
-}
-
 /** Roles that see Run Now (spec 001 §6). */
 export const RUN_NOW_ROLES = ['admin', 'editor', 'responder', 'commander'] as const
 

@@ -1,19 +1,24 @@
 import { createHash } from 'node:crypto'
 import { stringify } from 'yaml'
-import { apiFetch, apiJson, GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
-import { consoleLog } from '#app/lib/log.server.ts'
-import { parseContentRangeTotal } from '#app/lib/live-figures.server.ts'
-import { getProperties } from '#app/lib/session.server.ts'
-import { durationToApiStart, type DurationKey } from '#app/lib/time-range.ts'
+import { apiJson, GatewayError, type ApiArgs } from './gateway.server.ts'
+import { dbClient, requireData, requirePage } from './data-client.server.ts'
+import { consoleLog } from './log.server.ts'
+import { getProperties } from './session.server.ts'
+import { durationToApiStart, type DurationKey } from './time-range.ts'
 import type { CheckSummary } from '#app/components/health/health-model.ts'
 import {
   HISTORY_PAGE_SIZE,
-  historyQuery,
   parseRefreshRate,
   thinGraph,
   type DetailParams,
   type GraphPoint,
 } from '#app/components/health/check-detail-model.ts'
+
+/**
+ * The health domain's calls: the canary summary and graph (non-PostgREST endpoints of the
+ * canary API), check records, history and relationships (data API), Run Now, and the public
+ * board's read with its last-good fallback. /health and /view/health call these.
+ */
 
 /**
  * Paging, sorting and expanding a group each re-run the loader; re-reading thousands of
@@ -55,8 +60,8 @@ export function loadSummary(args: ApiArgs, timeRange: DurationKey, fresh: boolea
 /** Agent id → name, for the Agent tabs; empty when agents cannot be read. */
 export async function loadAgentNames(args: ApiArgs): Promise<Map<string, string>> {
   try {
-    const { data } = await apiJson<{ id: string; name: string }[]>(args, '/db/agents?select=id,name')
-    return new Map((Array.isArray(data) ? data : []).map((agent) => [agent.id, agent.name]))
+    const agents = requireData(await dbClient(args).from('agents').select('id,name').returns<{ id: string; name: string }[]>())
+    return new Map((agents ?? []).map((agent) => [agent.id, agent.name]))
   } catch (error) {
     if (error instanceof Response) throw error
     consoleLog.warn({ err: error }, 'agents could not be read; agent tabs show ids')
@@ -113,7 +118,7 @@ export type CheckDetail = {
   error: string | null
 }
 
-const CHECK_FIELDS = 'id,canary_id,name,type,namespace,description,icon,severity,labels,spec,status,last_runtime,last_transition_time,next_runtime,deleted_at'
+const CHECK_COLUMNS = 'id,canary_id,name,type,namespace,description,icon,severity,labels,spec,status,last_runtime,last_transition_time,next_runtime,deleted_at'
 
 async function loadGraph(args: ApiArgs, checkId: string, timeRange: DurationKey): Promise<GraphData> {
   const start = encodeURIComponent(durationToApiStart(timeRange, new Date()))
@@ -129,32 +134,34 @@ async function loadGraph(args: ApiArgs, checkId: string, timeRange: DurationKey)
 }
 
 async function loadHistory(args: ApiArgs, checkId: string, detail: DetailParams): Promise<CheckDetail['history']> {
-  const response = await apiFetch(args, `/db/check_statuses?${historyQuery(checkId, detail)}`, { headers: { prefer: 'count=exact' } })
-  const text = await response.text()
-  if (!response.ok) throw new GatewayError(response.status, `History could not be loaded (status ${response.status})`, 'http', text)
-  const rows = JSON.parse(text) as HistoryRow[]
-  const total = parseContentRangeTotal(response.headers.get('content-range')) ?? rows.length
+  let query = dbClient(args)
+    .from('check_statuses')
+    .select('time,duration,status,message,error,invalid', { count: 'exact' })
+    .eq('check_id', checkId)
+  if (detail.status !== 'all') query = query.eq('status', detail.status === 'healthy')
+  if (detail.durationMs !== null) query = query.gte('duration', detail.durationMs)
+  const from = (detail.page - 1) * HISTORY_PAGE_SIZE
+  const { rows, total } = requirePage(await query.order('time', { ascending: false }).range(from, from + HISTORY_PAGE_SIZE - 1).returns<HistoryRow[]>())
   return { rows, total, pageCount: Math.max(1, Math.ceil(total / HISTORY_PAGE_SIZE)) }
 }
 
+type Related = { id: string; name: string; type: string | null }
+
 async function loadRelationships(args: ApiArgs, checkId: string): Promise<Relationship[]> {
+  const db = dbClient(args)
   const [components, configs] = await Promise.all([
-    apiJson<{ component_id: string }[]>(args, `/db/check_component_relationships?check_id=eq.${checkId}&deleted_at=is.null&select=component_id`),
-    apiJson<{ config_id: string }[]>(args, `/db/check_config_relationships?check_id=eq.${checkId}&deleted_at=is.null&select=config_id`),
+    db.from('check_component_relationships').select('component_id').eq('check_id', checkId).is('deleted_at', null).returns<{ component_id: string }[]>(),
+    db.from('check_config_relationships').select('config_id').eq('check_id', checkId).is('deleted_at', null).returns<{ config_id: string }[]>(),
   ])
-  const componentIds = [...new Set(components.data.map((row) => row.component_id))].slice(0, 100)
-  const configIds = [...new Set(configs.data.map((row) => row.config_id))].slice(0, 100)
+  const componentIds = [...new Set(requireData(components).map((row) => row.component_id))].slice(0, 100)
+  const configIds = [...new Set(requireData(configs).map((row) => row.config_id))].slice(0, 100)
   const [componentRows, configRows] = await Promise.all([
-    componentIds.length
-      ? apiJson<{ id: string; name: string; type: string | null }[]>(args, `/db/components?id=in.(${componentIds.join(',')})&select=id,name,type`)
-      : Promise.resolve({ data: [] as { id: string; name: string; type: string | null }[] }),
-    configIds.length
-      ? apiJson<{ id: string; name: string; type: string | null }[]>(args, `/db/config_items?id=in.(${configIds.join(',')})&select=id,name,type`)
-      : Promise.resolve({ data: [] as { id: string; name: string; type: string | null }[] }),
+    componentIds.length ? db.from('components').select('id,name,type').in('id', componentIds).returns<Related[]>().then(requireData) : [],
+    configIds.length ? db.from('config_items').select('id,name,type').in('id', configIds).returns<Related[]>().then(requireData) : [],
   ])
   return [
-    ...componentRows.data.map((row) => ({ id: row.id, name: row.name, type: row.type, kind: 'component' as const, href: `/topology/${row.id}` })),
-    ...configRows.data.map((row) => ({ id: row.id, name: row.name, type: row.type, kind: 'config' as const, href: `/catalog/${row.id}` })),
+    ...componentRows.map((row) => ({ id: row.id, name: row.name, type: row.type, kind: 'component' as const, href: `/topology/${row.id}` })),
+    ...configRows.map((row) => ({ id: row.id, name: row.name, type: row.type, kind: 'config' as const, href: `/catalog/${row.id}` })),
   ]
 }
 
@@ -164,8 +171,7 @@ async function loadRelationships(args: ApiArgs, checkId: string): Promise<Relati
  * failing the page.
  */
 export async function loadCheckDetail(args: ApiArgs, checkId: string, timeRange: DurationKey, detail: DetailParams): Promise<CheckDetail | null> {
-  const { data } = await apiJson<CheckRecord[]>(args, `/db/checks?id=eq.${checkId}&select=${CHECK_FIELDS}`)
-  const check = Array.isArray(data) ? data[0] : undefined
+  const check = requireData(await dbClient(args).from('checks').select(CHECK_COLUMNS).eq('id', checkId).limit(1).returns<CheckRecord[]>())[0]
   if (!check) return null
   const failures: string[] = []
   const guard = async <T,>(label: string, load: () => Promise<T>): Promise<T | null> => {
@@ -196,5 +202,61 @@ export async function runCheckNow(args: ApiArgs, checkId: string): Promise<{ ok:
     if (error instanceof Response) throw error
     if (error instanceof GatewayError) return { ok: false, message: error.status === 403 ? 'You do not have permission to run this check' : error.message }
     throw error
+  }
+}
+
+export const DEFAULT_REFRESH_S = 30
+const MIN_REFRESH_S = 5
+const MAX_REFRESH_S = 3600
+
+/** `refresh` in seconds, clamped so a typo cannot hammer the API or freeze the board. */
+export function parseRefreshSeconds(value: string | null): number {
+  if (!value || !/^\d{1,6}$/.test(value)) return DEFAULT_REFRESH_S
+  return Math.min(MAX_REFRESH_S, Math.max(MIN_REFRESH_S, Number(value)))
+}
+
+/**
+ * Which credential the board reads with: an access token in the URL, else whatever the visitor
+ * sent (session cookie). Without either the backend decides: it serves the summary anonymously
+ * when LOOKOUT_PUBLIC_HEALTH=true and answers 401 (a sign-in redirect here) otherwise.
+ */
+export function boardCredential(request: Request): { authorization?: string; mode: 'token' | 'session' } {
+  const token = new URL(request.url).searchParams.get('token')
+  if (token) return { authorization: `Bearer ${token}`, mode: 'token' }
+  return { mode: 'session' }
+}
+
+/** The last good answer per credential, shown with a 'stale since' banner while the API is down. */
+const lastGood = new Map<string, { checks: CheckSummary[]; at: string }>()
+const LAST_GOOD_LIMIT = 100
+
+function keyOf(request: Request, authorization: string | undefined): string {
+  return createHash('sha256').update(authorization ?? request.headers.get('cookie') ?? '').digest('hex')
+}
+
+function isOutage(error: unknown): boolean {
+  return error instanceof GatewayError && (error.kind !== 'http' || error.status >= 500)
+}
+
+export type BoardData = { checks: CheckSummary[]; fetchedAt: string; staleSince: string | null; error: string | null }
+
+export async function loadBoard(args: ApiArgs): Promise<BoardData> {
+  const credential = boardCredential(args.request)
+  const key = keyOf(args.request, credential.authorization)
+  const headers = credential.authorization ? { authorization: credential.authorization } : undefined
+  try {
+    const checks = await fetchSummary(args, '1h', headers ? { headers } : undefined)
+    const at = new Date().toISOString()
+    lastGood.delete(key)
+    lastGood.set(key, { checks, at })
+    if (lastGood.size > LAST_GOOD_LIMIT) lastGood.delete(lastGood.keys().next().value!)
+    return { checks, fetchedAt: at, staleSince: null, error: null }
+  } catch (error) {
+    if (!isOutage(error)) throw error
+    consoleLog.warn({ err: error }, 'health board: backend unreachable, showing the last good data')
+    const cached = lastGood.get(key)
+    const message = (error as Error).message
+    if (cached) return { checks: cached.checks, fetchedAt: cached.at, staleSince: cached.at, error: message }
+    return { checks: [], fetchedAt: new Date().toISOString(), staleSince: null, error: message }
   }
 }
