@@ -1,7 +1,7 @@
 import { isRouteErrorResponse, Link, useLocation, useParams, useRouteError, type ErrorResponse, type Params } from '@remix-run/react'
 import { Ban, PowerOff } from '#app/components/ui/icons.tsx'
 import type { ReactNode } from 'react'
-import { ErrorView, GENERIC_ERROR_MESSAGE, RENDER_ERROR_TITLE, UNAUTHORIZED_MESSAGE } from './error-boundary.tsx'
+import { ErrorView, GENERIC_ERROR_MESSAGE, RENDER_ERROR_TITLE, UNAUTHORIZED_MESSAGE } from './error-view.tsx'
 import { NotFound } from './not-found.tsx'
 import { buttonVariants } from './ui/button.tsx'
 

@@ -9,6 +9,9 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID.test(value)
 }
 
+/** The resource route the 'Attach as Evidence' dialog searches and posts to. */
+export const LINK_RESOURCE = '/resources/link-to-incident'
+
 export const EVIDENCE_TARGET_TYPES = ['check', 'config', 'config_change', 'config_analysis', 'topology'] as const
 export type EvidenceTargetType = (typeof EVIDENCE_TARGET_TYPES)[number]
 

@@ -8,6 +8,7 @@ import {
   type UpdateSettingsFlowBody,
   type UpdateVerificationFlowBody,
 } from '@ory/client'
+import { rawCookies } from '#server/cookies.ts'
 import { checkedOrigin, NETWORK_MESSAGE, TIMEOUT_MESSAGE, type ApiArgs } from './gateway.server.ts'
 import { FLOW_PAGES, isFlow, noticeText, toConsolePath, type Flow, type FlowKind, type FlowNotice } from './identity-flow.ts'
 
@@ -230,11 +231,7 @@ export function updateLogoutFlow(args: ApiArgs, token: string, cookie?: string):
 
 /** The browser's cookies with the ones just set applied, for a follow-up call in the same request. */
 export function mergeCookies(cookieHeader: string | null, setCookies: string[]): string {
-  const jar = new Map<string, string>()
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const eq = part.indexOf('=')
-    if (eq > 0) jar.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim())
-  }
+  const jar = new Map<string, string>(Object.entries(rawCookies(cookieHeader)))
   for (const line of setCookies) {
     const [pair = ''] = line.split(';')
     const eq = pair.indexOf('=')

@@ -79,6 +79,9 @@ export type SidebarView = { id: string; name: string; namespace?: string | null;
 
 export type Sidebar = { main: NavEntry[]; views: NavEntry[]; settings: NavEntry[] }
 
+/** What components read of the console layout's loader data (route id `routes/_console`). */
+export type ConsoleLayoutData = { sidebar: Sidebar }
+
 function isVisible(entry: NavEntry, session: Pick<SessionInfo, 'roles' | 'permissions'>, switchedOff: ReadonlySet<string>): boolean {
   if (entry.feature && isFeatureDisabled(entry.feature, switchedOff)) return false
   if (entry.resource && !hasAccess(session, entry.resource, 'read')) return false

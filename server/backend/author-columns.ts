@@ -1,5 +1,5 @@
 import type { ValidateWriteInput, ValidateWriteResult } from '#server/backend/postgrest/router.ts'
-import type { Principal } from '#server/backend/identity/credentials.ts'
+import type { Principal } from '#server/backend/identity/principal.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import { isAdmin } from '#server/backend/rbac/dominance.ts'
 

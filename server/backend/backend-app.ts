@@ -9,9 +9,9 @@ import {
   requireCredentials,
   sessionCookieResolver,
   sessionDisabledResolver,
-  type CredentialResolver,
   type CredentialStore,
 } from './identity/credentials.ts'
+import type { CredentialResolver } from './identity/principal.ts'
 import { createCanaryRouter } from './health/canary.routes.ts'
 import type { CheckEngine } from './health/check-engine.ts'
 import { createIdentityRouter } from './identity/identity.routes.ts'

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Env } from '#server/env.ts'
-import { cookieValue } from '#server/backend/identity/credentials.ts'
+import { cookieValue } from '#server/cookies.ts'
 import { limitBody, type TrustsForwarded } from '#server/ops/request-guards.ts'
 import { apiBodyLimit, checkApiBodySize, checkApiForgery, tooLarge } from './forgery-guard.ts'
 import { ORGANIZATION_COOKIE, ORGANIZATION_HEADER, type OrganizationResolver } from './organizations.ts'

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import { rawCookies } from '#server/cookies.ts'
 
 /**
  * Guards that run before anything reads a request: where it comes from (Origin /
@@ -18,12 +19,8 @@ export function isUnsafeMethod(method: string | undefined): boolean {
 const SESSION_COOKIES = ['lookout_session', 'ory_kratos_session']
 
 export function hasSessionCookie(req: IncomingMessage): boolean {
-  const header = req.headers.cookie
-  if (!header) return false
-  return header.split(';').some((part) => {
-    const eq = part.indexOf('=')
-    return eq > 0 && SESSION_COOKIES.includes(part.slice(0, eq).trim()) && part.slice(eq + 1).trim() !== ''
-  })
+  const cookies = rawCookies(req.headers.cookie)
+  return SESSION_COOKIES.some((name) => (cookies[name] ?? '') !== '')
 }
 
 /**

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '#server/db/client.ts'
 import {
   createCredentialStore,
-  principalOf,
   requireCredentials,
   sessionCookieResolver,
 } from '#server/backend/identity/credentials.ts'
+import { principalOf } from '#server/backend/identity/principal.ts'
 import { routeAccess } from '#server/backend/rbac/route-access.ts'
 import { permissionObjects } from '#server/backend/rbac/access-map.ts'
 import { routeObjects } from '#server/backend/rbac/route-access.ts'

@@ -5,9 +5,7 @@ import { useHydrated } from 'remix-utils/use-hydrated'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { evidenceTargetFields, type EvidenceTarget } from '#app/lib/evidence-target.ts'
-import type { loader as consoleLoader } from '#app/routes/_console.tsx'
-
-export const LINK_RESOURCE = '/resources/link-to-incident'
+import type { ConsoleLayoutData } from '#app/lib/navigation.ts'
 
 /** The no-JavaScript dialog: a page of its own that carries the target and the way back. */
 export function getLinkPageHref(target: EvidenceTarget, returnTo: string): string {
@@ -44,7 +42,7 @@ export function LinkToIncident({
   const [isOpen, setOpen] = useState(false)
   const [linked, setLinked] = useState<{ incidentId: string; message: string } | null>(null)
   // The layout lists Incidents only while the feature is on; the caller's `canLink` says write access.
-  const layout = useRouteLoaderData<typeof consoleLoader>('routes/_console')
+  const layout = useRouteLoaderData<ConsoleLayoutData>('routes/_console')
   const isFeatureOn = layout ? layout.sidebar.main.some((entry) => entry.name === 'incidents') : true
   if (!canLink || !isFeatureOn) return null
   const returnTo = `${location.pathname}${location.search}`

@@ -16,7 +16,7 @@ import {
   type FieldErrors,
   type LinkFormValues,
 } from '#app/lib/incidents.ts'
-import { LINK_RESOURCE } from './attach-evidence.tsx'
+import { LINK_RESOURCE } from '#app/lib/evidence-target.ts'
 import { IncidentStatusBadge, SeverityBadge } from './incident-badges.tsx'
 import { SelectField, SEVERITY_OPTIONS, TYPE_OPTIONS } from './incident-fields.tsx'
 

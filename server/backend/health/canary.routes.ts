@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Logger } from 'pino'
 import { stringify } from 'yaml'
 import type { Db } from '#server/db/client.ts'
-import type { Principal } from '#server/backend/identity/credentials.ts'
+import type { Principal } from '#server/backend/identity/principal.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import { execRefusal, holdsExec, processParts, subjectOf } from '#server/backend/rbac/exec-permission.ts'
 import { CanaryValidationError, parseCanaryObject, parseCanaryText, toCanaryDocument, type CanaryInput } from '#contract/canary/canary-document.ts'

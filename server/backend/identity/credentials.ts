@@ -1,32 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { NextFunction, Request, Response } from 'express'
 import type { Db } from '#server/db/client.ts'
-
-/**
- * Who is calling: resolved once per request and kept on `res.locals.principal`. `roles` holds
- * only roles the credential itself implies (the bootstrap token is admin); role assignments
- * live in casbin_rule and are read by the authorizer, so revoking a role takes effect on
- * sessions and tokens that already exist.
- */
-export type Principal = {
-  personId: string
-  name: string
-  email?: string
-  roles: string[]
-  via: 'bootstrap-token' | 'session' | 'access-token' | 'kratos-session' | 'anonymous' | 'session-disabled'
-  /** Set when the caller authenticated with a stored access token. */
-  tokenId?: string
-  /** people.type: 'access_token' for token identities, 'agent' for agents, absent for humans. */
-  personType?: string
-  /** A session cookie whose session was just extended: sent again with its new lifetime. */
-  renew?: { cookie: string; value: string; maxAgeSeconds: number }
-}
-
-/**
- * A further way to recognise a caller (e.g. the Kratos session cookie). Resolvers run after
- * access tokens and before the console's own session cookie; the first principal wins.
- */
-export type CredentialResolver = (req: Request) => Promise<Principal | undefined>
+import { cookieValue, httpOnlyCookie } from '#server/cookies.ts'
+import type { CredentialResolver, Principal } from './principal.ts'
 
 export const SESSION_COOKIE = 'lookout_session'
 const BOOTSTRAP_SETTING = 'bootstrap_token_sha256'
@@ -60,15 +36,6 @@ export function accessTokenFromHeader(header: string | undefined): string | unde
     const decoded = Buffer.from(value, 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
     if (colon > 0 && decoded.slice(0, colon).toLowerCase() === 'token') return decoded.slice(colon + 1)
-  }
-  return undefined
-}
-
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=')
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim())
   }
   return undefined
 }
@@ -354,9 +321,7 @@ export function requireCredentials(store: CredentialStore, options: { resolvers?
       if (principal) res.locals.principal = principal
       if (principal?.renew) {
         const { cookie, value, maxAgeSeconds } = principal.renew
-        const parts = [`${cookie}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`]
-        if (req.secure) parts.push('Secure')
-        res.append('Set-Cookie', parts.join('; '))
+        res.append('Set-Cookie', httpOnlyCookie(cookie, value, { maxAgeSeconds, secure: req.secure }))
       }
       if (!principal && !isPublicPath(req.path)) {
         res.status(401).json({ error: 'unauthorized', message: 'Not logged in' })
@@ -367,10 +332,4 @@ export function requireCredentials(store: CredentialStore, options: { resolvers?
       next(error)
     }
   }
-}
-
-export function principalOf(res: Response): Principal {
-  const principal = res.locals.principal as Principal | undefined
-  if (!principal) throw new Error('principalOf called on a route without requireCredentials')
-  return principal
 }

@@ -5,10 +5,10 @@ import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import {
   SESSION_COOKIE,
   accessTokenFromHeader,
-  cookieValue,
-  principalOf,
   type CredentialStore,
 } from './credentials.ts'
+import { principalOf } from './principal.ts'
+import { cookieValue, httpOnlyCookie } from '#server/cookies.ts'
 
 const LoginSchema = z.object({
   username: z.string().trim().toLowerCase().pipe(z.literal('token', { errorMap: () => ({ message: 'username must be "token"' }) })),
@@ -20,9 +20,7 @@ function isSecure(req: Request): boolean {
 }
 
 function sessionCookie(req: Request, value: string, maxAgeSeconds: number): string {
-  const parts = [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`]
-  if (isSecure(req)) parts.push('Secure')
-  return parts.join('; ')
+  return httpOnlyCookie(SESSION_COOKIE, value, { maxAgeSeconds, secure: isSecure(req) })
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Db } from '#server/db/client.ts'
 import { createRecoveryLink } from './kratos/bootstrap.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import { isAdmin, missingForRole } from '#server/backend/rbac/dominance.ts'
-import type { Principal } from '#server/backend/identity/credentials.ts'
+import type { Principal } from '#server/backend/identity/principal.ts'
 import { DuplicateIdentityError, assignRole, createIdentity } from './kratos/identities.ts'
 import type { Mailer } from './mail/mailer.ts'
 

@@ -5,7 +5,7 @@ import { ROLES, isRole } from '#server/backend/rbac/access-map.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import { isAdmin, missingForRole, missingOverSubject } from '#server/backend/rbac/dominance.ts'
 import { isLastAdmin } from '#server/backend/rbac/admin-lockout.ts'
-import type { Principal } from '#server/backend/identity/credentials.ts'
+import type { Principal } from '#server/backend/identity/principal.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const EMAIL = /^[^\s@]+@[^\s@]+$/

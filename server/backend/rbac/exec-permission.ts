@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml'
-import type { Principal } from '#server/backend/identity/credentials.ts'
+import type { Principal } from '#server/backend/identity/principal.ts'
 import type { ValidateWriteInput, ValidateWriteResult } from '#server/backend/postgrest/router.ts'
 import type { AccessSubject, Authorizer } from './authorizer.ts'
 

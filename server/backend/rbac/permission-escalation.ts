@@ -1,7 +1,7 @@
 import type { Request } from 'express'
 import { z } from 'zod'
 import type { ValidateWriteInput, ValidateWriteResult } from '#server/backend/postgrest/router.ts'
-import type { Principal } from '#server/backend/identity/credentials.ts'
+import type { Principal } from '#server/backend/identity/principal.ts'
 import { locksAdminsOut } from './admin-lockout.ts'
 import type { Authorizer } from './authorizer.ts'
 import { isAdmin, isUuid, missingOverSubject, teamMembers } from './dominance.ts'

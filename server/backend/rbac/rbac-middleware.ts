@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express'
 import type { Logger } from 'pino'
 import type { Db } from '#server/db/client.ts'
-import type { Principal } from '#server/backend/identity/credentials.ts'
+import type { Principal } from '#server/backend/identity/principal.ts'
 import type { AuthorizeRequest, AuthorizeResult } from '#server/backend/postgrest/router.ts'
 import { relationAccess, type RelationAccess } from './access-map.ts'
 import type { Authorizer } from './authorizer.ts'

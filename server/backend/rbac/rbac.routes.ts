@@ -4,7 +4,7 @@ import type { Db } from '#server/db/client.ts'
 import { ROLES, isRole } from './access-map.ts'
 import type { Authorizer } from './authorizer.ts'
 import { missingForRole } from './dominance.ts'
-import type { Principal } from '#server/backend/identity/credentials.ts'
+import type { Principal } from '#server/backend/identity/principal.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

@@ -1,6 +1,6 @@
 import type { Request } from 'express'
 import type { ValidateWriteInput, ValidateWriteResult } from '#server/backend/postgrest/router.ts'
-import type { Principal } from '#server/backend/identity/credentials.ts'
+import type { Principal } from '#server/backend/identity/principal.ts'
 import type { Authorizer } from './authorizer.ts'
 import { firstMissing, isAdmin, isUuid, missingOverSubject, teamPermissions, type Grant } from './dominance.ts'
 

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { stringify } from 'yaml'
 import { z } from 'zod'
 import type { Db } from '#server/db/client.ts'
-import { principalOf } from '#server/backend/identity/credentials.ts'
+import { principalOf } from '#server/backend/identity/principal.ts'
 import { TokenError, createScopedToken, deleteToken, issuePersonToken, listTokens } from './access-tokens.ts'
 import type { Authorizer } from './authorizer.ts'
 

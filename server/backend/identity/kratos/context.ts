@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express'
 import type { Logger } from 'pino'
 import type { Db } from '#server/db/client.ts'
+import { cookieValue, httpOnlyCookie } from '#server/cookies.ts'
 import type { Mailer } from '../mail/mailer.ts'
 import { csrfCookieName, newCsrfSecret } from './csrf.ts'
 import { resolveReturnTo } from './return-to.ts'
@@ -60,20 +61,7 @@ export function isJsonClient(req: Request): boolean {
 }
 
 export function cookieOf(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie
-  if (!header) return undefined
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=')
-    if (eq < 0) continue
-    if (part.slice(0, eq).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim())
-      } catch {
-        return undefined
-      }
-    }
-  }
-  return undefined
+  return cookieValue(req.headers.cookie, name)
 }
 
 function isSecure(ctx: KratosContext, req: Request): boolean {
@@ -81,10 +69,7 @@ function isSecure(ctx: KratosContext, req: Request): boolean {
 }
 
 export function setCookie(ctx: KratosContext, req: Request, res: Response, name: string, value: string, maxAgeSeconds: number): void {
-  const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`]
-  if (maxAgeSeconds === 0) parts.push('Expires=Thu, 01 Jan 1970 00:00:00 GMT')
-  if (isSecure(ctx, req)) parts.push('Secure')
-  res.append('Set-Cookie', parts.join('; '))
+  res.append('Set-Cookie', httpOnlyCookie(name, value, { maxAgeSeconds, secure: isSecure(ctx, req), expiresWhenDeleted: true }))
 }
 
 const CSRF_MAX_AGE = 365 * 24 * 3600

@@ -4,7 +4,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible'
 import type { Db } from '#server/db/client.ts'
 import type { Env } from '#server/env.ts'
 import { clientAddressOf } from '#server/ops/client-address.ts'
-import type { Principal } from '../credentials.ts'
+import type { Principal } from '../principal.ts'
 import { MAX_CODE_ATTEMPTS } from './codes.ts'
 import { errors } from './errors.ts'
 

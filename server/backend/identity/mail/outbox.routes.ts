@@ -1,6 +1,6 @@
 import express from 'express'
 import type { Db } from '#server/db/client.ts'
-import { principalOf } from '#server/backend/identity/credentials.ts'
+import { principalOf } from '#server/backend/identity/principal.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 
 /**
