@@ -116,16 +116,6 @@ export const SETTINGS_LIST_LIMIT = 100
 export const JOB_HISTORY_PAGE_SIZE = 150
 export const DELETE_CONFIRMATION = 'Are you sure you want to delete this resource?'
 
-/** The list read of spec 000 §5 / http-api §4.7: live rows, newest first, at most 100. */
-export function listQuery(kind: ResourceKind): string {
-  return `/db/${kind.listRelation}?select=*&deleted_at=is.null&order=created_at.desc&limit=${SETTINGS_LIST_LIMIT}`
-}
-
-export function jobHistoryQuery(resourceId: string, page: number): string {
-  const offset = Math.max(0, page - 1) * JOB_HISTORY_PAGE_SIZE
-  return `/db/job_histories?select=*&resource_id=eq.${encodeURIComponent(resourceId)}&order=created_at.desc&limit=${JOB_HISTORY_PAGE_SIZE}&offset=${offset}`
-}
-
 // ---------------------------------------------------------------------------------------------
 // Source: who owns a row
 

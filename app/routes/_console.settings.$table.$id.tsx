@@ -28,7 +28,8 @@ import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 import { stringify } from 'yaml'
-import { checkFormIssues, createResource, deleteResource, loadJobHistory, loadResource, updateResource, writeFailure } from './_console.settings.$table.server.ts'
+import { z } from 'zod'
+import { checkFormIssues, createResource, deleteResource, loadJobHistory, loadResource, updateResource, writeFailure } from '#app/lib/resource-editor.server.ts'
 
 export const handle = {
   title: (data) => {
@@ -46,12 +47,40 @@ const NEW_ID = 'new'
  */
 type CheckPicker = { step: 'grid' } | { step: 'form' | 'code'; type: string }
 
-function checkPickerOf(kind: ResourceKind, url: URL): CheckPicker | null {
+/**
+ * This page's search parameters: the tab, the job history page and open job, and the new
+ * health check's type and view. An unknown or bad value falls back to its default.
+ */
+const ResourceSearchSchema = z.object({
+  tab: z.enum(['spec', 'jobs']).catch('spec'),
+  page: z.coerce.number().int().min(1).max(10_000).catch(1),
+  job: z.string().max(200).nullable().catch(null),
+  jobTab: z.string().max(100).nullable().catch(null),
+  type: z.string().max(100).nullable().catch(null),
+  view: z.enum(['form', 'code']).nullable().catch(null),
+  dialog: z.enum(['delete']).nullable().catch(null),
+})
+type ResourceSearch = z.infer<typeof ResourceSearchSchema>
+
+function parseResourceSearch(url: URL): ResourceSearch {
+  const value = (name: string) => url.searchParams.get(name)
+  return ResourceSearchSchema.parse({
+    tab: value('tab') ?? undefined,
+    page: value('page') ?? undefined,
+    job: value('job'),
+    jobTab: value('jobTab'),
+    type: value('type'),
+    view: value('view'),
+    dialog: value('dialog'),
+  })
+}
+
+function checkPickerOf(kind: ResourceKind, search: ResourceSearch): CheckPicker | null {
   if (kind.table !== 'canaries') return null
-  const type = url.searchParams.get('type')
+  const type = search.type
   if (type === CUSTOM_CHECK_TYPE) return { step: 'code', type }
   if (!type || !getCheckTypeForm(type)) return { step: 'grid' }
-  return { step: url.searchParams.get('view') === 'code' ? 'code' : 'form', type }
+  return { step: search.view === 'code' ? 'code' : 'form', type }
 }
 
 /** What a refused check type form hands back: its answers and the fields at fault. */
@@ -63,23 +92,18 @@ function kindOf(table: string | undefined): ResourceKind {
   return kind
 }
 
-function pageOf(value: string | null): number {
-  const page = Number(value)
-  return Number.isInteger(page) && page >= 1 && page <= 10_000 ? page : 1
-}
-
 export async function loader(args: LoaderFunctionArgs) {
   const kind = kindOf(args.params.table)
   const session = await requireSettingsAccess(args, { feature: kind.feature, resource: kind.resource })
   const canWrite = hasAccess(session, kind.resource, 'write')
   const { toast, headers } = readToast(args.request)
-  const url = new URL(args.request.url)
+  const search = parseResourceSearch(new URL(args.request.url))
   const id = args.params.id ?? ''
   const base = { table: kind.table, label: kind.label, kind, canWrite, toast, now: new Date().toISOString() }
 
   if (id === NEW_ID) {
     if (!canWrite) throw errorResponse(403, { message: 'You do not have permission to access this page' })
-    const picker = checkPickerOf(kind, url)
+    const picker = checkPickerOf(kind, search)
     const template = picker && picker.step !== 'grid' ? canaryYamlFromForm(getCheckTypeForm(picker.type), {}) : newResourceYaml(kind)
     return data(
       {
@@ -111,11 +135,11 @@ export async function loader(args: LoaderFunctionArgs) {
       { status: 404, headers },
     )
   }
-  const tab = url.searchParams.get('tab') === 'jobs' ? ('jobs' as const) : ('spec' as const)
+  const tab = search.tab
   let jobs: { rows: JobHistoryRow[]; total: number | null; page: number; error: string | null; openJobId: string | null; openJobTab: string | null } | null = null
   if (tab === 'jobs') {
-    const page = pageOf(url.searchParams.get('page'))
-    const open = { openJobId: url.searchParams.get('job'), openJobTab: url.searchParams.get('jobTab') }
+    const page = search.page
+    const open = { openJobId: search.job, openJobTab: search.jobTab }
     try {
       jobs = { ...(await loadJobHistory(args, String(row.id), page)), page, error: null, ...open }
     } catch (error) {
@@ -138,7 +162,7 @@ export async function loader(args: LoaderFunctionArgs) {
       picker: null,
       tab,
       jobs,
-      dialog: url.searchParams.get('dialog') === 'delete' && canWrite && !info.readOnly ? ('delete' as const) : null,
+      dialog: search.dialog === 'delete' && canWrite && !info.readOnly ? ('delete' as const) : null,
     },
     { headers },
   )

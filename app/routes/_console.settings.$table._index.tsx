@@ -13,7 +13,7 @@ import { getEditorKind, SETTINGS_LIST_LIMIT, type ResourceRow } from '#app/lib/r
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse } from '#app/lib/session.server.ts'
 import { readToast } from '#app/lib/toast.server.ts'
-import { listResources } from './_console.settings.$table.server.ts'
+import { listResources } from '#app/lib/resource-editor.server.ts'
 
 export const handle = {
   title: (data) => (data && typeof data === 'object' && 'label' in data && typeof data.label === 'string' ? data.label : 'Settings'),

@@ -4,9 +4,7 @@ import {
   createPayload,
   getEditorKind,
   jobDetailsTabs,
-  jobHistoryQuery,
   jobStatusTone,
-  listQuery,
   newResourceYaml,
   parseResourceYaml,
   RESOURCE_KINDS,
@@ -44,14 +42,9 @@ describe('editor kinds', () => {
     expect(getEditorKind(undefined)).toBeNull()
   })
 
-  it('lists live rows newest first, at most 100', () => {
-    expect(listQuery(canary)).toBe('/db/canaries_with_status?select=*&deleted_at=is.null&order=created_at.desc&limit=100')
-    expect(listQuery(rules)).toBe('/db/incident_rules?select=*&deleted_at=is.null&order=created_at.desc&limit=100')
-  })
-
-  it('pages job history by 150', () => {
-    expect(jobHistoryQuery('abc', 1)).toBe('/db/job_histories?select=*&resource_id=eq.abc&order=created_at.desc&limit=150&offset=0')
-    expect(jobHistoryQuery('abc', 3)).toContain('offset=300')
+  it('lists canaries from the view that carries their status', () => {
+    expect(canary.listRelation).toBe('canaries_with_status')
+    expect(rules.listRelation).toBe('incident_rules')
   })
 })
 

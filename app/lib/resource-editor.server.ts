@@ -1,19 +1,22 @@
-import { apiFetch, apiJson, GatewayError, signInRedirect, type ApiArgs } from '#app/lib/gateway.server.ts'
-import { parseContentRangeTotal } from '#app/lib/live-figures.server.ts'
-import { formFieldOfPath, type CheckFormErrors, type CheckTypeForm } from '#app/lib/canary-check-forms.ts'
+import { GatewayError, type ApiArgs } from './gateway.server.ts'
+import { dbClient, requireData, requirePage } from './data-client.server.ts'
+import { formFieldOfPath, type CheckFormErrors, type CheckTypeForm } from './canary-check-forms.ts'
 import { CanaryValidationError, parseCanaryObject } from '#contract/canary/canary-document.ts'
 import {
   createPayload,
-  jobHistoryQuery,
-  listQuery,
+  JOB_HISTORY_PAGE_SIZE,
+  SETTINGS_LIST_LIMIT,
   updatePayload,
   type JobHistoryRow,
   type ResourceKind,
   type ResourcePayload,
   type ResourceRow,
-} from '#app/lib/resource-editor.ts'
+} from './resource-editor.ts'
 
-/** Server half of /settings/{table}: every read and write goes through the gateway's /api. */
+/**
+ * The generic resources of /settings/{table} (canaries, topologies, incident rules, logging
+ * backends): every read and write of their rows and job history, through the data client.
+ */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -21,30 +24,39 @@ export function isResourceId(id: string | undefined): id is string {
   return Boolean(id && UUID.test(id))
 }
 
+/** The list read of spec 000 §5 / http-api §4.7: live rows, newest first, at most 100. */
 export async function listResources(args: ApiArgs, kind: ResourceKind): Promise<ResourceRow[]> {
-  const { data } = await apiJson<ResourceRow[]>(args, listQuery(kind))
-  return Array.isArray(data) ? data : []
+  const rows = requireData(
+    await dbClient(args)
+      .from(kind.listRelation)
+      .select('*')
+      .is('deleted_at', null)
+      .order('created_at', { ascending: false })
+      .limit(SETTINGS_LIST_LIMIT)
+      .returns<ResourceRow[]>(),
+  )
+  return rows ?? []
 }
 
 /** The full row (with spec), or null when there is no live resource with that id. */
 export async function loadResource(args: ApiArgs, kind: ResourceKind, id: string | undefined): Promise<ResourceRow | null> {
   if (!isResourceId(id)) return null
-  const { data } = await apiJson<ResourceRow[]>(args, `/db/${kind.table}?select=*&id=eq.${id}&deleted_at=is.null&limit=1`)
-  return Array.isArray(data) ? (data[0] ?? null) : null
+  const rows = requireData(await dbClient(args).from(kind.table).select('*').eq('id', id).is('deleted_at', null).limit(1).returns<ResourceRow[]>())
+  return rows?.[0] ?? null
 }
 
-export async function loadJobHistory(args: ApiArgs, resourceId: string, page: number): Promise<{ rows: JobHistoryRow[]; total: number | null }> {
-  const response = await apiFetch(args, jobHistoryQuery(resourceId, page), { headers: { prefer: 'count=exact' } })
-  if (response.status === 401) throw signInRedirect(args.request)
-  const text = await response.text()
-  let body: unknown = null
-  try {
-    body = text ? JSON.parse(text) : null
-  } catch {
-    body = text
-  }
-  if (!response.ok) throw new GatewayError(response.status, apiMessage(body) ?? `Request failed with status ${response.status}`, 'http', body)
-  return { rows: Array.isArray(body) ? (body as JobHistoryRow[]) : [], total: parseContentRangeTotal(response.headers.get('content-range')) }
+/** One page of a resource's job history, newest first, with the total from the API's count. */
+export async function loadJobHistory(args: ApiArgs, resourceId: string, page: number): Promise<{ rows: JobHistoryRow[]; total: number }> {
+  const from = Math.max(0, page - 1) * JOB_HISTORY_PAGE_SIZE
+  return requirePage(
+    await dbClient(args)
+      .from('job_histories')
+      .select('*', { count: 'exact' })
+      .eq('resource_id', resourceId)
+      .order('created_at', { ascending: false })
+      .range(from, from + JOB_HISTORY_PAGE_SIZE - 1)
+      .returns<JobHistoryRow[]>(),
+  )
 }
 
 function apiMessage(body: unknown): string | null {
@@ -72,24 +84,19 @@ export function writeFailure(error: unknown, kind: ResourceKind, payload: Pick<R
 }
 
 export async function createResource(args: ApiArgs, kind: ResourceKind, payload: ResourcePayload, userId: string): Promise<string | null> {
-  const { data } = await apiJson<ResourceRow[]>(args, `/db/${kind.table}`, {
-    method: 'POST',
-    json: createPayload(payload, userId),
-    headers: { prefer: 'return=representation' },
-  })
-  const id = Array.isArray(data) ? data[0]?.id : undefined
+  const rows = requireData(await dbClient(args).from(kind.table).insert(createPayload(payload, userId)).select().returns<ResourceRow[]>())
+  const id = rows?.[0]?.id
   return typeof id === 'string' ? id : null
 }
 
 export async function updateResource(args: ApiArgs, kind: ResourceKind, id: string, payload: ResourcePayload): Promise<void> {
-  const body = updatePayload(payload)
   // A pasted bare spec carries no labels: the stored ones stay as they are.
-  await apiJson(args, `/db/${kind.table}?id=eq.${id}`, { method: 'PATCH', json: body, headers: { prefer: 'return=representation' } })
+  requireData(await dbClient(args).from(kind.table).update(updatePayload(payload)).eq('id', id).select())
 }
 
 /** Soft delete (http-api §4.7): the row stays, marked deleted at the server's now(). */
 export async function deleteResource(args: ApiArgs, kind: ResourceKind, id: string): Promise<void> {
-  await apiJson(args, `/db/${kind.table}?id=eq.${id}`, { method: 'PATCH', json: { deleted_at: 'now()' }, headers: { prefer: 'return=representation' } })
+  requireData(await dbClient(args).from(kind.table).update({ deleted_at: 'now()' }).eq('id', id).select())
 }
 
 /**
