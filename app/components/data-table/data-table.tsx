@@ -49,6 +49,8 @@ export type DataTableProps<T> = {
   testId?: string
   /** A data-testid on every body row (e.g. 'token-row'), for pages whose tests count rows. */
   rowTestId?: string
+  /** Extra data-* attributes per body row (e.g. a row's e-mail, so tests can find it). */
+  rowAttributes?: (row: T) => Record<`data-${string}`, string>
   caption?: string
 }
 
@@ -58,7 +60,7 @@ export type DataTableProps<T> = {
  * local mode for small in-memory lists; optional virtual rows once JavaScript runs.
  */
 export function DataTable<T>(props: DataTableProps<T>) {
-  const { data, columns, getRowId, getSubRows, urlSorting, grouping, localPageSize, pagination, isExpanded, expandHref, rowHref, rowClassName, virtual, onReachEnd, emptyMessage = 'No data available', testId = 'data-table', rowTestId, caption } = props
+  const { data, columns, getRowId, getSubRows, urlSorting, grouping, localPageSize, pagination, isExpanded, expandHref, rowHref, rowClassName, virtual, onReachEnd, emptyMessage = 'No data available', testId = 'data-table', rowTestId, rowAttributes, caption } = props
   const { search } = useLocation()
   const navigate = useNavigate()
   const hydrated = useHydrated()
@@ -157,6 +159,7 @@ export function DataTable<T>(props: DataTableProps<T>) {
             key={row.id}
             data-row-id={row.id}
             data-testid={rowTestId}
+            {...rowAttributes?.(row.original)}
             data-depth={row.depth}
             data-expanded={row.getCanExpand() ? row.getIsExpanded() : undefined}
             tabIndex={clickable ? 0 : undefined}

@@ -14,6 +14,8 @@ export type ListPageAddAction = {
   /** A link, so the add dialog (a URL) opens without JavaScript. */
   to: string
   testId?: string
+  /** Defaults to a plus sign. */
+  icon?: ReactNode
 }
 
 export type ListPageProps<T> = {
@@ -57,7 +59,7 @@ export function ListPage<T>({ title, description, addAction, filterBar, errors, 
           </div>
           {addAction ? (
             <Link to={addAction.to} className={cn(buttonVariants({ size: 'sm' }), 'shrink-0')} data-testid={addAction.testId} preventScrollReset>
-              <Plus aria-hidden="true" />
+              {addAction.icon ?? <Plus aria-hidden="true" />}
               {addAction.label}
             </Link>
           ) : null}
