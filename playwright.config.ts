@@ -6,7 +6,10 @@ import { defineConfig } from '@playwright/test'
 /**
  * Browser tests against the real built server on a fresh database: a new PGlite directory,
  * or (LOOKOUT_E2E_DATABASE_URL, created by scripts/run-tests.mjs) a new PostgreSQL database.
- * Every spec runs twice: with JavaScript and without it.
+ * Every spec runs twice: with JavaScript and without it (projects js and no-js). `npm test` runs
+ * both on PostgreSQL and, on PGlite, only the tests tagged `{ tag: '@smoke' }` with JavaScript on
+ * (`--project=js --grep @smoke`): one main journey per domain. `npm run test:e2e` runs them all.
+ * Which tests carry the tag and why: docs/decisions/009-test-shape.md.
  */
 export const E2E_PORT = Number(process.env.LOOKOUT_E2E_PORT ?? 4311)
 export const E2E_TOKEN = 'e2e-bootstrap-token-0123456789abcdefghij'

@@ -1,9 +1,13 @@
-// `npm test`: the whole suite, as CI runs it. Typecheck and lint, then unit and HTTP tests (vitest) twice — on
-// PGlite and on the PostgreSQL server — then the browser tests (Playwright in Debian's
-// Chromium) run against the real built server. Ends with one "N passed, N failed" line.
+// `npm test`: the whole suite, as CI runs it. Typecheck and lint; every vitest file on PGlite, then
+// again on the PostgreSQL server only the files that depend on the engine (vitest.config.ts); then
+// the browser tests (Playwright in Debian's Chromium) against the real built server: all of them,
+// JavaScript on and off, on PostgreSQL, and the @smoke journeys on PGlite. The shape and its time
+// budget: docs/decisions/009-test-shape.md. Ends with one "N passed, N failed" line; each phase's
+// summary line carries its wall time, so the budget can be watched as domains are added.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 
 const root = path.resolve(import.meta.dirname, '..')
@@ -27,9 +31,12 @@ async function postgresReachable() {
   }
 }
 
+let lastSeconds = 0
 function run(label, command, args, env) {
   console.log(`\n=== ${label} ===`)
+  const started = performance.now()
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } })
+  lastSeconds = Math.round((performance.now() - started) / 1000)
   if (result.status !== 0) failedRuns += 1
   return result.status === 0
 }
@@ -43,7 +50,7 @@ function countVitest(file, label) {
   totals.passed += passed
   totals.failed += failed
   totals.skipped += skipped
-  return `${label}: ${passed} passed, ${failed} failed, ${skipped} skipped`
+  return `${label}: ${passed} passed, ${failed} failed, ${skipped} skipped (${lastSeconds} s)`
 }
 
 function countPlaywright(file, label) {
@@ -54,7 +61,7 @@ function countPlaywright(file, label) {
   totals.passed += passed
   totals.failed += failed
   totals.skipped += stats.skipped ?? 0
-  return `${label}: ${passed} passed, ${failed} failed, ${stats.skipped ?? 0} skipped`
+  return `${label}: ${passed} passed, ${failed} failed, ${stats.skipped ?? 0} skipped (${lastSeconds} s)`
 }
 
 const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs')
@@ -62,24 +69,26 @@ const lines = []
 
 // Types and lint first: they are quick and catch a broken tree before the long runs.
 const typesOk = run('typecheck (tsc --noEmit)', process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit'], {})
-lines.push(`typecheck: ${typesOk ? 'ok' : 'FAILED'}`)
+lines.push(`typecheck: ${typesOk ? 'ok' : 'FAILED'} (${lastSeconds} s)`)
 const lintOk = run('lint (eslint)', process.execPath, [path.join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.', '--max-warnings=0'], {})
-lines.push(`lint: ${lintOk ? 'ok' : 'FAILED'}`)
+lines.push(`lint: ${lintOk ? 'ok' : 'FAILED'} (${lastSeconds} s)`)
 
 const pgliteReport = path.join(results, 'vitest-pglite.json')
-run('unit and HTTP tests on PGlite', process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${pgliteReport}`], {
+run('unit and HTTP tests on PGlite (every file)', process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${pgliteReport}`], {
   LOOKOUT_TEST_ENGINE: 'pglite',
 })
-lines.push(countVitest(pgliteReport, 'vitest on PGlite'))
+lines.push(countVitest(pgliteReport, 'vitest on PGlite (every file)'))
 
 const pgReachable = await postgresReachable()
 if (pgReachable) {
   const postgresReport = path.join(results, 'vitest-postgres.json')
-  run('unit and HTTP tests on the PostgreSQL server', process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${postgresReport}`], {
+  // LOOKOUT_TEST_ENGINE=postgres makes vitest.config.ts select the files that reach
+  // tests/support/test-db.ts; the database-free ones ran above and would only repeat.
+  run('database tests on the PostgreSQL server (engine-dependent files)', process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${postgresReport}`], {
     LOOKOUT_TEST_ENGINE: 'postgres',
     LOOKOUT_TEST_PG_URL: pgUrl,
   })
-  lines.push(countVitest(postgresReport, 'vitest on PostgreSQL'))
+  lines.push(countVitest(postgresReport, 'vitest on PostgreSQL (engine-dependent files)'))
 } else {
   console.error(`PostgreSQL is not reachable at ${pgUrl}: start it (see README) or set LOOKOUT_TEST_PG_URL.`)
   failedRuns += 1
@@ -106,23 +115,31 @@ async function createDatabase() {
   }
 }
 
-function runPlaywright(label, engineEnv) {
+/** Every browser test with JavaScript on and off, or only the @smoke journeys with it on. */
+const FULL = { name: 'all, JS on and off', args: [] }
+const SMOKE = { name: '@smoke, JS on', args: ['--project=js', '--grep', '@smoke'] }
+
+function runPlaywright(label, selection, engineEnv) {
   const report = path.join(results, `playwright-${label}.json`)
-  run(`browser tests on ${label} (Playwright, Chromium, JS on and off)`, process.execPath, [path.join(root, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'], {
+  run(`browser tests on ${label} (Playwright, Chromium, ${selection.name})`, process.execPath, [path.join(root, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', ...selection.args], {
     PLAYWRIGHT_JSON_OUTPUT_NAME: report,
     LOOKOUT_CHROMIUM: chromium,
     ...engineEnv,
   })
-  lines.push(countPlaywright(report, `playwright on ${label}`))
+  lines.push(countPlaywright(report, `playwright on ${label} (${selection.name})`))
 }
 
 if (existsSync(chromium)) {
-  run('build the console', process.execPath, [path.join(root, 'scripts', 'ensure-build.mjs')], {})
-  runPlaywright('PGlite', {})
+  const built = run('build the console', process.execPath, [path.join(root, 'scripts', 'ensure-build.mjs')], {})
+  lines.push(`build: ${built ? 'ok' : 'FAILED'} (${lastSeconds} s)`)
+  // PostgreSQL is what deployments run, so it gets every journey in both modes; PGlite gets the
+  // smoke journeys (its own boot, migrations and queries through each domain). Without a
+  // PostgreSQL server (already a failure above) PGlite takes the full run, so no coverage is lost.
+  runPlaywright('PGlite', pgReachable ? SMOKE : FULL, {})
   if (pgReachable) {
     const database = await createDatabase()
     try {
-      runPlaywright('PostgreSQL', { LOOKOUT_E2E_DATABASE_URL: database.url })
+      runPlaywright('PostgreSQL', FULL, { LOOKOUT_E2E_DATABASE_URL: database.url })
     } finally {
       await database.drop()
     }

@@ -126,7 +126,7 @@ test.describe('access screens', () => {
     await expect(page.getByTestId('permission-row').filter({ hasText: description })).toHaveCount(0)
   })
 
-  test('creates a token with a scope, shows it once and deletes it; an empty name never posts', async ({ page }, testInfo) => {
+  test('creates a token with a scope, shows it once and deletes it; an empty name never posts', { tag: '@smoke' }, async ({ page }, testInfo) => {
     await signInAsAdmin(page, '/settings/tokens')
     await page.getByTestId('create-token-open').click()
     const form = page.getByTestId('create-token-form')

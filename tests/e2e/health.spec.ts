@@ -14,7 +14,7 @@ async function applyForm(page: Page, submitTestId: string): Promise<void> {
 test.use({ viewport: { width: 1920, height: 1080 } })
 
 test.describe('health dashboard', () => {
-  test('lists unhealthy checks by default and every filter, grouping, tab, sort and layout works', async ({ page }) => {
+  test('lists unhealthy checks by default and every filter, grouping, tab, sort and layout works', { tag: '@smoke' }, async ({ page }) => {
     await signInWithToken(page)
     const table = page.getByTestId('health-table')
     await expect(table).toBeVisible()

@@ -85,7 +85,7 @@ async function submitCode(page: Page, formTestId: string, code: string): Promise
 }
 
 test.describe('identity screens', () => {
-  test('signs in with a password and shows a wrong password inline', async ({ page }) => {
+  test('signs in with a password and shows a wrong password inline', { tag: '@smoke' }, async ({ page }) => {
     await page.goto('/health')
     await expect(page).toHaveURL(/\/login\?return_to=%2Fhealth/)
     await expect(page.getByRole('heading', { name: 'Sign In to your account' })).toBeVisible()

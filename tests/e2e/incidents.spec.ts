@@ -18,7 +18,7 @@ function history(page: Page, type: string) {
 }
 
 test.describe('incidents', () => {
-  test('create, respond, hypothesise, attach a failing check, define done, comment and resolve', async ({ page }, testInfo) => {
+  test('create, respond, hypothesise, attach a failing check, define done, comment and resolve', { tag: '@smoke' }, async ({ page }, testInfo) => {
     test.setTimeout(120_000)
     const hasJs = testInfo.project.name === 'js'
     const suffix = `${testInfo.project.name}-${Date.now()}`

@@ -32,7 +32,7 @@ spec:
 test.use({ viewport: { width: 1600, height: 1000 } })
 
 test.describe('resource editor', () => {
-  test('creates a canary from YAML, runs its checks, edits, refuses a bad spec and deletes it', async ({ page }) => {
+  test('creates a canary from YAML, runs its checks, edits, refuses a bad spec and deletes it', { tag: '@smoke' }, async ({ page }) => {
     test.setTimeout(120_000)
     const name = `e2e-canary-${project()}`
     const checkName = `e2e-healthz-${project()}`

@@ -78,7 +78,7 @@ test.describe('console shell', () => {
     expect(problems.filter((text) => /Content Security Policy|Refused to (execute|load)/i.test(text))).toEqual([])
   })
 
-  test('every route of the route map renders inside the shell', async ({ page }) => {
+  test('every route of the route map renders inside the shell', { tag: '@smoke' }, async ({ page }) => {
     // One navigation per route of the map: give the whole walk time on a busy machine.
     test.setTimeout(180_000)
     await signInWithToken(page)
