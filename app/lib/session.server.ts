@@ -1,3 +1,5 @@
+import { z } from 'zod'
+import { dbClient, requireData } from './data-client.server.ts'
 import { apiJson, GatewayError, type ApiArgs } from './gateway.server.ts'
 import { hasAccess, type SessionInfo } from './access.ts'
 import type { RouteGuard } from './route-handle.ts'
@@ -62,12 +64,21 @@ export function requireSessionInfo(args: ApiArgs): Promise<SessionInfo> {
   })
 }
 
-/** Properties, or none when the API cannot answer: the console then shows every feature. */
+const PropertySchema = z.object({ name: z.string(), value: z.unknown() })
+
+/**
+ * Properties, or none when the API cannot answer: the console then shows every feature. An
+ * entry without a name cannot switch anything and is dropped rather than failing the list.
+ */
 export function getProperties(args: ApiArgs): Promise<Property[]> {
   return once(args.request, 'properties', async () => {
     try {
       const { data: body } = await apiJson<unknown>(args, '/properties')
-      return Array.isArray(body) ? (body as Property[]) : []
+      if (!Array.isArray(body)) return []
+      return body.flatMap((entry) => {
+        const property = PropertySchema.safeParse(entry)
+        return property.success ? [{ name: property.data.name, value: property.data.value }] : []
+      })
     } catch (error) {
       if (error instanceof Response) throw error
       consoleLog.warn({ err: error }, 'properties could not be loaded; treating every feature as enabled')
@@ -76,17 +87,37 @@ export function getProperties(args: ApiArgs): Promise<Property[]> {
   })
 }
 
-const SIDEBAR_VIEWS_PATH = '/db/views_summary?sidebar=eq.true&order=ordinal.asc,title.asc&select=id,name,namespace,title,icon'
-
 /** Custom views flagged for the sidebar; an empty list when the data API cannot answer. */
 export async function getSidebarViews(args: ApiArgs): Promise<SidebarView[]> {
   try {
-    const { data: body } = await apiJson<unknown>(args, SIDEBAR_VIEWS_PATH)
-    return Array.isArray(body) ? (body as SidebarView[]) : []
+    const views = requireData(
+      await dbClient(args)
+        .from('views_summary')
+        .select('id,name,namespace,title,icon')
+        .eq('sidebar', true)
+        .order('ordinal', { ascending: true })
+        .order('title', { ascending: true })
+        .returns<SidebarView[]>(),
+    )
+    return Array.isArray(views) ? views : []
   } catch (error) {
     if (error instanceof Response) throw error
     consoleLog.warn({ err: error }, 'sidebar views could not be loaded; showing none')
     return []
+  }
+}
+
+const AboutSchema = z.object({ appVersion: z.string().min(1) })
+
+/** The backend's version for the user menu, or null when /about cannot say. */
+export async function getBackendVersion(args: ApiArgs): Promise<string | null> {
+  try {
+    const { data } = await apiJson<unknown>(args, '/about')
+    const about = AboutSchema.safeParse(data)
+    return about.success ? about.data.appVersion : null
+  } catch (error) {
+    if (error instanceof Response) throw error
+    return null
   }
 }
 

@@ -3,25 +3,22 @@ import { NavLink, Outlet, useLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { cn } from '#app/lib/cn.ts'
-import { readRows } from '#app/lib/live-figures.server.ts'
+import { getConfigSummary } from '#app/lib/catalog.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse, requireAccess } from '#app/lib/session.server.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 export const handle = { title: 'Catalog', feature: 'config', resource: 'database' } satisfies RouteHandle
-
-type ConfigSummary = { id: string; name: string | null; type: string | null; health: string | null; status: string | null }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export async function loader(args: LoaderFunctionArgs) {
   await requireAccess(args, handle)
   const id = args.params.id ?? ''
   // Config ids are UUIDs; anything else cannot exist, and must not reach a filter expression.
-  if (!UUID.test(id)) throw errorResponse(404, { message: 'No such catalog item' })
-  const rows = await readRows<ConfigSummary>(args, `config_items?id=eq.${id}&select=id,name,type,health,status`)
-  // An unreadable data API still shows the page (by id); an empty answer means the item does not exist.
-  if (rows && rows.length === 0) throw errorResponse(404, { message: 'No such catalog item' })
-  return { id, item: rows?.[0] ?? null }
+  if (!isUuid(id)) throw errorResponse(404, { message: 'No such catalog item' })
+  const item = await getConfigSummary(args, id)
+  // An unreadable data API still shows the page (by id); no row means the item does not exist.
+  if (item === null) throw errorResponse(404, { message: 'No such catalog item' })
+  return { id, item: item ?? null }
 }
 
 const TABS = [

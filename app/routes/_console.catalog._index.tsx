@@ -3,7 +3,7 @@ import { useLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FigureGrid } from '#app/components/figure-grid.tsx'
 import { NotBuilt } from '#app/components/not-built.tsx'
-import { countRows } from '#app/lib/live-figures.server.ts'
+import { getCatalogFigures } from '#app/lib/catalog.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess } from '#app/lib/session.server.ts'
 
@@ -11,12 +11,7 @@ export const handle = { title: 'Catalog', feature: 'config', resource: 'database
 
 export async function loader(args: LoaderFunctionArgs) {
   await requireAccess(args, handle)
-  const [items, unhealthy, changes] = await Promise.all([
-    countRows(args, 'config_items', 'select=id&deleted_at=is.null'),
-    countRows(args, 'config_items', 'select=id&deleted_at=is.null&health=eq.unhealthy'),
-    countRows(args, 'config_changes', 'select=id'),
-  ])
-  return { items, unhealthy, changes }
+  return getCatalogFigures(args)
 }
 
 export default function CatalogRoute() {

@@ -8,22 +8,11 @@ import { TopBar } from '#app/components/app-shell/top-bar.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { getSwitchedOffNames } from '#app/lib/features.ts'
-import { apiJson } from '#app/lib/gateway.server.ts'
 import { buildSidebar } from '#app/lib/navigation.ts'
 import { getRouteTitle } from '#app/lib/route-handle.ts'
-import { getProperties, getSidebarViews, requireSessionInfo } from '#app/lib/session.server.ts'
+import { getBackendVersion, getProperties, getSidebarViews, requireSessionInfo } from '#app/lib/session.server.ts'
 import { getSidebarCollapsed } from '#app/lib/sidebar-cookie.server.ts'
 import type { loader as rootLoader } from '#app/root.tsx'
-
-async function getBackendVersion(args: LoaderFunctionArgs): Promise<string | null> {
-  try {
-    const { data } = await apiJson<{ appVersion?: unknown }>(args, '/about')
-    return typeof data?.appVersion === 'string' && data.appVersion ? data.appVersion : null
-  } catch (error) {
-    if (error instanceof Response) throw error
-    return null
-  }
-}
 
 export async function loader(args: LoaderFunctionArgs) {
   const [session, properties, views, backendVersion, collapsed] = await Promise.all([

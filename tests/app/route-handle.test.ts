@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { documentTitle, getRouteTitle } from '#app/lib/route-handle.ts'
-import { parseContentRangeTotal } from '#app/lib/live-figures.server.ts'
 
 describe('getRouteTitle', () => {
   it('takes the deepest route that names a title', () => {
@@ -23,11 +22,3 @@ describe('documentTitle', () => {
   })
 })
 
-describe('parseContentRangeTotal', () => {
-  it('reads the total after the slash', () => {
-    expect(parseContentRangeTotal('0-0/42')).toBe(42)
-    expect(parseContentRangeTotal('*/0')).toBe(0)
-    expect(parseContentRangeTotal('0-9/*')).toBeNull()
-    expect(parseContentRangeTotal(null)).toBeNull()
-  })
-})
