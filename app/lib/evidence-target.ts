@@ -1,13 +1,11 @@
+import { isUuid } from '#contract/uuid.ts'
 /**
  * What a piece of incident evidence points at (001 §2): its kind, the id column it fills, and
  * its URL form. Kept apart from the incident rules so the 'Attach as Evidence' button on other
  * pages carries only this.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value)
-}
+export { isUuid }
 
 /** The resource route the 'Attach as Evidence' dialog searches and posts to. */
 export const LINK_RESOURCE = '/resources/link-to-incident'

@@ -12,16 +12,15 @@ import {
   type ResourcePayload,
   type ResourceRow,
 } from './resource-editor.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 /**
  * The generic resources of /settings/{table} (canaries, topologies, incident rules, logging
  * backends): every read and write of their rows and job history, through the data client.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 export function isResourceId(id: string | undefined): id is string {
-  return Boolean(id && UUID.test(id))
+  return Boolean(id && isUuid(id))
 }
 
 /** The list read of spec 000 §5 / http-api §4.7: live rows, newest first, at most 100. */

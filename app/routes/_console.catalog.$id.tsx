@@ -6,16 +6,15 @@ import { cn } from '#app/lib/cn.ts'
 import { getConfigSummary } from '#app/lib/catalog.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse, requireAccess } from '#app/lib/session.server.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 export const handle = { title: 'Catalog', feature: 'config', resource: 'database' } satisfies RouteHandle
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export async function loader(args: LoaderFunctionArgs) {
   await requireAccess(args, handle)
   const id = args.params.id ?? ''
   // Config ids are UUIDs; anything else cannot exist, and must not reach a filter expression.
-  if (!UUID.test(id)) throw errorResponse(404, { message: 'No such catalog item' })
+  if (!isUuid(id)) throw errorResponse(404, { message: 'No such catalog item' })
   const item = await getConfigSummary(args, id)
   // An unreadable data API still shows the page (by id); no row means the item does not exist.
   if (item === null) throw errorResponse(404, { message: 'No such catalog item' })

@@ -26,12 +26,11 @@ import {
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 import { EmptyTableRow } from '#app/components/data-table/table-parts.tsx'
+import { isUuid } from '#contract/uuid.ts'
 
 export const handle = { title: 'Permissions', feature: 'settings.permissions', resource: 'permissions' } satisfies RouteHandle
 
 const PAGE_SIZE = 50
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 type Named = { id?: string; name?: string; email?: string | null } | null
 type SummaryRow = PermissionRowInput & {
   id: string
@@ -133,7 +132,7 @@ async function loadChoices(args: ApiArgs): Promise<PermissionChoices> {
 }
 
 async function loadPermission(args: ApiArgs, id: string): Promise<SummaryRow | null> {
-  if (!UUID.test(id)) return null
+  if (!isUuid(id)) return null
   const { data: rows } = await apiJson<SummaryRow[]>(args, `/db/permissions_summary?id=eq.${id}`)
   return Array.isArray(rows) ? (rows[0] ?? null) : null
 }
@@ -189,7 +188,7 @@ export async function action(args: ActionFunctionArgs) {
   const id = String(form.get('id') ?? new URL(args.request.url).searchParams.get('id') ?? '')
 
   if (intent.type === 'delete') {
-    if (!UUID.test(id)) return data({ intent: 'delete' as const, error: 'No permission was chosen.' }, { status: 400 })
+    if (!isUuid(id)) return data({ intent: 'delete' as const, error: 'No permission was chosen.' }, { status: 400 })
     try {
       await apiJson(args, `/db/permissions?id=eq.${id}`, { method: 'DELETE' })
     } catch (error) {
@@ -209,7 +208,7 @@ export async function action(args: ActionFunctionArgs) {
   if (!result.payload) return data({ intent: 'edit' as const, values, errors: result.errors }, { status: 400 })
   try {
     if (id) {
-      if (!UUID.test(id)) return data({ intent: 'edit' as const, values, errors: { form: 'No such permission.' } as Record<string, string> }, { status: 400 })
+      if (!isUuid(id)) return data({ intent: 'edit' as const, values, errors: { form: 'No such permission.' } as Record<string, string> }, { status: 400 })
       await apiJson(args, `/db/permissions?id=eq.${id}`, { method: 'PATCH', json: { ...result.payload, updated_by: session.user.id } })
     } else {
       await apiJson(args, '/db/permissions', { method: 'POST', json: { ...result.payload, created_by: session.user.id } })

@@ -20,14 +20,13 @@ import { apiJson, GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 export const handle = {
   title: (data) => (data && typeof data === 'object' && 'team' in data ? `Teams / ${(data as { team: { name: string } }).team.name}` : 'Teams'),
   feature: 'settings.teams',
   resource: 'database',
 } satisfies RouteHandle
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const TABS = [
   { id: 'spec', label: 'Spec' },
   { id: 'members', label: 'Members' },
@@ -45,7 +44,7 @@ function failure(error: unknown): string {
 }
 
 async function loadTeam(args: ApiArgs, id: string | undefined): Promise<Team> {
-  if (!id || !UUID.test(id)) throw errorResponse(404, { message: 'No such team' })
+  if (!id || !isUuid(id)) throw errorResponse(404, { message: 'No such team' })
   const { data: rows } = await apiJson<Team[]>(args, `/db/teams?id=eq.${id}&deleted_at=is.null`)
   const team = Array.isArray(rows) ? rows[0] : undefined
   if (!team) throw errorResponse(404, { message: 'No such team' })
@@ -112,7 +111,7 @@ export async function action(args: ActionFunctionArgs) {
         throw redirect('/settings/teams', { headers: { 'set-cookie': toastCookie(`${team.name} deleted successfully`) } })
       }
       case 'add-members': {
-        const ids = [...new Set(form.getAll('person_id').map(String))].filter((id) => UUID.test(id))
+        const ids = [...new Set(form.getAll('person_id').map(String))].filter((id) => isUuid(id))
         if (ids.length === 0) return data<ActionResult>({ intent, error: 'Choose at least one person to add.' }, { status: 400 })
         const { data: people } = await apiJson<Person[]>(args, `/db/people?select=id,name&id=in.(${ids.join(',')})&deleted_at=is.null`)
         const found = Array.isArray(people) ? people : []
@@ -124,7 +123,7 @@ export async function action(args: ActionFunctionArgs) {
       case 'remove-member': {
         const personId = String(form.get('person_id') ?? '')
         const name = String(form.get('name') ?? 'The member')
-        if (!UUID.test(personId)) return data<ActionResult>({ intent, error: 'No member was chosen.' }, { status: 400 })
+        if (!isUuid(personId)) return data<ActionResult>({ intent, error: 'No member was chosen.' }, { status: 400 })
         await apiJson(args, `/db/team_members?team_id=eq.${team.id}&person_id=eq.${personId}`, { method: 'DELETE' })
         throw redirect(`${base}?tab=members`, { headers: { 'set-cookie': toastCookie(memberRemovedMessage(name)) } })
       }

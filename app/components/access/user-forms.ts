@@ -1,11 +1,10 @@
 import { z } from 'zod'
 import { ROLE_SUBJECTS } from '#app/lib/permissions-form.ts'
+import { UUID_PATTERN } from '#contract/uuid.ts'
 
 /** The users screen's three forms (spec 000 §6, spec 002 §2), told apart by a hidden `intent`. */
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const roleField = z.enum(ROLE_SUBJECTS, { errorMap: () => ({ message: 'Role is required' }) })
-const userId = z.string({ required_error: 'No user was chosen.' }).regex(UUID, 'No user was chosen.')
+const userId = z.string({ required_error: 'No user was chosen.' }).regex(UUID_PATTERN, 'No user was chosen.')
 
 /** An invitation names the person and the role they start with. */
 export const InviteSchema = z.object({

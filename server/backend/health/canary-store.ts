@@ -2,6 +2,7 @@ import type { Db } from '#server/db/client.ts'
 import type { CanaryInput } from '#contract/canary/canary-document.ts'
 import { LOCAL_AGENT_ID, syncCanaries } from './canary-sync.ts'
 import { recordSpecTrust, type SpecWriter } from './check-trust.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 export type CanaryRecord = {
   id: string
@@ -66,11 +67,9 @@ export async function listCanaries(db: Db, filter: { namespace?: string; name?: 
   return rows
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** By id, or by `namespace/name` (namespace defaults to `default`). */
 export async function findCanary(db: Db, key: string, namespace?: string): Promise<CanaryRecord | null> {
-  if (UUID.test(key)) {
+  if (isUuid(key)) {
     const { rows } = await db.query<CanaryRecord>(`SELECT ${COLUMNS} FROM canaries WHERE id = $1 AND deleted_at IS NULL`, [key])
     return rows[0] ?? null
   }

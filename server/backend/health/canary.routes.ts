@@ -10,6 +10,7 @@ import { applyCanary, deleteCanary, findCanary, listCanaries, type CanaryRecord 
 import { getCheckGraph, getChecksSummaryJson, parseTimeParam, SummaryInputError } from './canary-summary.ts'
 import { getTopology } from './canary-topology.ts'
 import { createCheckEngine, type CheckEngine } from './check-engine.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 export type CanaryPermission = { object: 'canaries'; action: 'read' | 'create' | 'update' | 'delete' }
 
@@ -22,8 +23,6 @@ export type CanaryRouterOptions = {
   /** Decides the exec permission (exec checks) and whose specs may reach this server's addresses; without it nobody holds exec. */
   authorizer?: Authorizer
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain']
 
 type Handler = (req: Request, res: Response) => Promise<void>
@@ -164,7 +163,7 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
   router.get('/api/graph', handle(async (req, res) => {
     const started = Date.now()
     const checkId = firstString(req.query.check)
-    if (!checkId || !UUID.test(checkId)) {
+    if (!checkId || !isUuid(checkId)) {
       res.status(400).json({ error: 'check is required and must be a check id' })
       return
     }
@@ -180,7 +179,7 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
     const started = Date.now()
     const now = new Date()
     const checkId = firstString(req.query.check)
-    if (checkId && !UUID.test(checkId)) {
+    if (checkId && !isUuid(checkId)) {
       res.status(400).json({ error: 'check must be a check id' })
       return
     }
@@ -209,7 +208,7 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
     const id = firstString(req.query.id)
     const depth = Number(firstString(req.query.depth) ?? 5)
     res.json(await getTopology(db, {
-      id: id && UUID.test(id) ? id : undefined,
+      id: id && isUuid(id) ? id : undefined,
       owner: firstString(req.query.owner) === 'All' ? undefined : firstString(req.query.owner),
       labels: labelsOf(req.query.labels),
       status: list(req.query.status),
@@ -269,7 +268,7 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
     const applied: Record<string, unknown>[] = []
     let anyCreated = false
     for (const input of inputs) {
-      const { canary, created } = await applyCanary(db, input, { source, createdBy: createdBy && UUID.test(createdBy) ? createdBy : null, trustedWriter })
+      const { canary, created } = await applyCanary(db, input, { source, createdBy: createdBy && isUuid(createdBy) ? createdBy : null, trustedWriter })
       anyCreated ||= created
       applied.push(await present(canary, { created }))
     }

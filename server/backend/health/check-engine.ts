@@ -11,6 +11,7 @@ import type { AllowedTarget } from './checks/target-guard.ts'
 import { syncCanaries, type SyncOutcome } from './canary-sync.ts'
 import { pruneCheckStatuses, storeRuns, type CompletedRun } from './result-store.ts'
 import { MIN_RUN_GAP_MS, nextTick, parseSchedule, type Schedule } from '#contract/canary/schedule.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 export type CheckEngineOptions = {
   db: Db
@@ -343,7 +344,7 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
   }
 
   async function runNow(checkId: string): Promise<RunNowResult | null> {
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(checkId)) return null
+    if (!isUuid(checkId)) return null
     const load = () =>
       db.query<Claim>(
         `SELECT k.id AS check_id, k.canary_id, s.schedule, s.next_run_at, s.lease_owner, s.lease_until > now() AS leased, ${CLAIM_COLUMNS}

@@ -15,6 +15,7 @@ import {
   type EvidenceType,
   type HypothesisType,
 } from '#contract/incident-vocabulary.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 /**
  * Write rules of the incident tables, enforced on every /api/db write (the router's
@@ -205,12 +206,10 @@ export function targetIds(req: express.Request): string[] | null {
   return null
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 type HypothesisRow = { id: string; incident_id: string; type: string; parent_id: string | null }
 
 async function loadHypotheses(db: Queryable, ids: string[]): Promise<Map<string, HypothesisRow>> {
-  const valid = [...new Set(ids.filter((id) => UUID.test(id)))]
+  const valid = [...new Set(ids.filter((id) => isUuid(id)))]
   if (valid.length === 0) return new Map()
   const { rows } = await db.query<HypothesisRow>('SELECT id, incident_id, type, parent_id FROM hypotheses WHERE id = ANY($1::uuid[])', [valid])
   return new Map(rows.map((row) => [String(row.id), { ...row, id: String(row.id), incident_id: String(row.incident_id) }]))
@@ -305,7 +304,7 @@ async function commentIssues(db: Queryable, rows: Row[]): Promise<Issue[]> {
     if (typeof row.incident_id !== 'string') continue
     for (const [field, table] of [['hypothesis_id', 'hypotheses'], ['responder_id', 'responders']] as const) {
       const id = row[field]
-      if (typeof id !== 'string' || !UUID.test(id)) continue
+      if (typeof id !== 'string' || !isUuid(id)) continue
       const { rows: found } = await db.query<{ incident_id: string }>(`SELECT incident_id FROM ${table} WHERE id = $1`, [id])
       if (found.length === 0) issues.push({ row: index, field, message: `${field} ${id} does not exist` })
       else if (String(found[0]!.incident_id) !== row.incident_id) issues.push({ row: index, field, message: `${field} ${id} belongs to another incident` })
@@ -319,7 +318,7 @@ async function responderPatchIssues(db: Queryable, patch: Row, req: express.Requ
   const sendsPerson = has(patch, 'person_id')
   const sendsTeam = has(patch, 'team_id')
   if (!sendsPerson && !sendsTeam) return []
-  const ids = targetIds(req)?.filter((id) => UUID.test(id)) ?? []
+  const ids = targetIds(req)?.filter((id) => isUuid(id)) ?? []
   if (ids.length === 0) return []
   const { rows } = await db.query<{ id: string; type: string; person_id: string | null; team_id: string | null }>(
     'SELECT id, type, person_id, team_id FROM responders WHERE id = ANY($1::uuid[])',

@@ -2,7 +2,8 @@ import type { Request } from 'express'
 import type { ValidateWriteInput, ValidateWriteResult } from '#server/backend/postgrest/router.ts'
 import type { Principal } from '#server/backend/identity/principal.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
-import { isAdmin, isUuid, missingOverSubject } from '#server/backend/rbac/dominance.ts'
+import { isUuid } from '#contract/uuid.ts'
+import { isAdmin, missingOverSubject } from '#server/backend/rbac/dominance.ts'
 
 // What anyone may change on their own row: how they are shown. Not the email (it is the login
 // and the recovery address), the type, the team or the deletion mark.

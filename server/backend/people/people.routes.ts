@@ -6,8 +6,7 @@ import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import { isAdmin, missingForRole, missingOverSubject } from '#server/backend/rbac/dominance.ts'
 import { isLastAdmin } from '#server/backend/rbac/admin-lockout.ts'
 import type { Principal } from '#server/backend/identity/principal.ts'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from '#contract/uuid.ts'
 const EMAIL = /^[^\s@]+@[^\s@]+$/
 const LAST_ADMIN = 'this is the last admin: make someone else admin first'
 
@@ -87,7 +86,7 @@ export function createPeopleRouter(options: { db: Db; store: CredentialStore; au
         }
         throw error
       }
-      const found = UUID.test(input.id)
+      const found = isUuid(input.id)
         ? await db.query<{ id: string; name: string; email: string | null }>(
             'SELECT id, name, email FROM people WHERE id = $1 AND deleted_at IS NULL',
             [input.id],
@@ -144,7 +143,7 @@ export function createPeopleRouter(options: { db: Db; store: CredentialStore; au
   router.delete('/people/:id', async (req, res, next) => {
     try {
       const id = req.params.id
-      const found = UUID.test(id)
+      const found = isUuid(id)
         ? await db.query<{ id: string }>('SELECT id FROM people WHERE id = $1 AND deleted_at IS NULL', [id])
         : { rows: [] }
       if (!found.rows[0]) {

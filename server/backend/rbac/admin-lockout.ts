@@ -1,6 +1,7 @@
 import type { Queryable } from '#server/db/client.ts'
 import { grantMatch } from './authorizer.ts'
-import { isUuid, teamMembers } from './dominance.ts'
+import { isUuid } from '#contract/uuid.ts'
+import { teamMembers } from './dominance.ts'
 
 /**
  * The rule against locking every admin out (issue 10 §4), kept deliberately simple:

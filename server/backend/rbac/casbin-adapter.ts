@@ -6,6 +6,7 @@ import {
   type PermissionCondition,
 } from './conditions.ts'
 import type { ResourceKind } from './access-map.ts'
+import { UUID_PATTERN } from '#contract/uuid.ts'
 
 /**
  * casbin adapter over our `Db` (PGlite or pg). The maintained PostgreSQL adapters for
@@ -62,8 +63,6 @@ export type LoadedPermission = {
   deny: boolean
   condition?: PermissionCondition
 }
-
-const UUID_LIKE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const RESOURCE_COLUMNS: [keyof PermissionRow, ResourceKind][] = [
   ['config_id', 'config'],
@@ -179,7 +178,7 @@ export class PostgresPolicyAdapter implements FilteredAdapter {
     const rules = await this.db.query<CasbinRow>(
       `SELECT ptype, v0, v1, v2, v3, v4, v5 FROM casbin_rule
         WHERE v0 = $1 OR (ptype = 'p' AND v0 !~* $2) OR (ptype = 'g' AND v0 !~* $2) ORDER BY id`,
-      [subject.id, UUID_LIKE.source],
+      [subject.id, UUID_PATTERN.source],
     )
     for (const row of rules.rows) this.addRuleRow(model, row)
     for (const role of subject.implicitRoles) model.addPolicy('g', 'g', [subject.id, role])

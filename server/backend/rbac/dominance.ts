@@ -1,5 +1,6 @@
 import type { Queryable } from '#server/db/client.ts'
 import type { AccessSubject, Authorizer } from './authorizer.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 /**
  * "Only give what you hold", shared by every path that hands out power: invitations, role
@@ -8,12 +9,6 @@ import type { AccessSubject, Authorizer } from './authorizer.ts'
  * the subject holds is authorized for the author.
  */
 export type Grant = { object: string; action: string }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value)
-}
 
 // No person has this id: a role's grants are read as those of a person holding only that role.
 const ROLE_HOLDER = '00000000-0000-0000-0000-000000000000'

@@ -4,7 +4,8 @@ import type { ValidateWriteInput, ValidateWriteResult } from '#server/backend/po
 import type { Principal } from '#server/backend/identity/principal.ts'
 import { locksAdminsOut } from './admin-lockout.ts'
 import type { Authorizer } from './authorizer.ts'
-import { isAdmin, isUuid, missingOverSubject, teamMembers } from './dominance.ts'
+import { isUuid } from '#contract/uuid.ts'
+import { isAdmin, missingOverSubject, teamMembers } from './dominance.ts'
 import { ACCESS_DENIED } from './rbac-middleware.ts'
 
 // The object a resource-specific grant is about, for rows that name a resource instead of an object.

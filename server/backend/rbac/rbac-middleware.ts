@@ -7,6 +7,7 @@ import { relationAccess, type RelationAccess } from './access-map.ts'
 import type { Authorizer } from './authorizer.ts'
 import type { ResourceRef } from './conditions.ts'
 import { routeAccess } from './route-access.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 export const ACCESS_DENIED = 'unauthorized. Access Denied'
 
@@ -68,14 +69,12 @@ const RESOURCE_QUERIES: Record<string, string> = {
 }
 const RESOURCE_SOURCE: Record<string, string> = { configs: 'config_items', config_detail: 'config_items', connections_list: 'connections' }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** `?id=eq.<uuid>` (exactly one id filter) names a single resource. */
 function singleId(req: Request): string | undefined {
   const value = req.query.id
   if (typeof value !== 'string' || !value.startsWith('eq.')) return undefined
   const id = value.slice(3)
-  return UUID.test(id) ? id : undefined
+  return isUuid(id) ? id : undefined
 }
 
 async function loadResource(db: Db, relation: string, access: RelationAccess, id: string): Promise<ResourceRef | undefined> {

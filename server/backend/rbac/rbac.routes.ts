@@ -5,15 +5,14 @@ import { ROLES, isRole } from './access-map.ts'
 import type { Authorizer } from './authorizer.ts'
 import { missingForRole } from './dominance.ts'
 import type { Principal } from '#server/backend/identity/principal.ts'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from '#contract/uuid.ts'
 
 const UpdateRoleSchema = z.object({ roles: z.array(z.string()).min(1, 'roles must name at least one role') })
 
 type PersonRow = { id: string; type: string | null }
 
 async function findPerson(db: Db, id: string): Promise<PersonRow | undefined> {
-  if (!UUID.test(id)) return undefined
+  if (!isUuid(id)) return undefined
   const { rows } = await db.query<PersonRow>('SELECT id, type FROM people WHERE id = $1 AND deleted_at IS NULL', [id])
   return rows[0]
 }
@@ -79,7 +78,7 @@ export function createRbacRouter(options: { db: Db; authorizer: Authorizer }): e
   router.get('/rbac/token/:tokenId/permissions', async (req, res, next) => {
     try {
       const tokenId = req.params.tokenId
-      const { rows } = UUID.test(tokenId)
+      const { rows } = isUuid(tokenId)
         ? await db.query<{ person_id: string }>('SELECT person_id FROM access_tokens WHERE id = $1', [tokenId])
         : { rows: [] }
       const row = rows[0]

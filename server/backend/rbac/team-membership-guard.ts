@@ -2,7 +2,8 @@ import type { Request } from 'express'
 import type { ValidateWriteInput, ValidateWriteResult } from '#server/backend/postgrest/router.ts'
 import type { Principal } from '#server/backend/identity/principal.ts'
 import type { Authorizer } from './authorizer.ts'
-import { firstMissing, isAdmin, isUuid, missingOverSubject, teamPermissions, type Grant } from './dominance.ts'
+import { isUuid } from '#contract/uuid.ts'
+import { firstMissing, isAdmin, missingOverSubject, teamPermissions, type Grant } from './dominance.ts'
 
 function eqFilter(req: Request, column: string): string | undefined {
   const value = req.query[column]

@@ -5,6 +5,7 @@ import type { Db } from '#server/db/client.ts'
 import { principalOf } from '#server/backend/identity/principal.ts'
 import { TokenError, createScopedToken, deleteToken, issuePersonToken, listTokens } from './access-tokens.ts'
 import type { Authorizer } from './authorizer.ts'
+import { UUID_PATTERN } from '#contract/uuid.ts'
 
 const CreateTokenSchema = z.object({
   name: z.string({ required_error: 'Name is required', invalid_type_error: 'Name is required' }),
@@ -12,8 +13,6 @@ const CreateTokenSchema = z.object({
   auto_renew: z.boolean().optional(),
   scope: z.unknown().optional(),
 })
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 function sendTokenError(res: Response, error: unknown, next: NextFunction) {
   if (error instanceof TokenError) {
@@ -78,7 +77,7 @@ export function createTokenRouter(options: { db: Db; authorizer: Authorizer; pub
         res.status(400).json({ error: 'token id is required' })
         return
       }
-      if (!UUID.test(id)) {
+      if (!UUID_PATTERN.test(id)) {
         res.status(400).json({ error: `invalid token id ${JSON.stringify(id.slice(0, 64))}` })
         return
       }

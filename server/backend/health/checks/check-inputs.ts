@@ -1,6 +1,7 @@
 import type { CheckRunContext, StoredConnection } from '../check-result.ts'
 import type { EnvVar } from '#contract/canary/canary-spec.schema.ts'
 import { renderFieldTemplate } from '../go-template.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 /** A spec value the engine cannot use: the run is invalid (a configuration problem), not failed. */
 export class CheckInputError extends Error {}
@@ -20,10 +21,8 @@ export function envValue(value: EnvVar | undefined, field: string): string | und
   return undefined
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 export function isConnectionReference(value: string): boolean {
-  return value.startsWith('connection://') || UUID.test(value)
+  return value.startsWith('connection://') || isUuid(value)
 }
 
 export type ResolvedAccess = {

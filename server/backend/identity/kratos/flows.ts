@@ -2,6 +2,7 @@ import type { Queryable } from '#server/db/client.ts'
 import { csrfHash } from './csrf.ts'
 import type { FlowKind } from './context.ts'
 import type { UiText } from './ui-texts.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 export type FieldState = { value?: unknown; messages?: UiText[] }
 export type UiState = { messages?: UiText[]; fields?: Record<string, FieldState> }
@@ -85,10 +86,8 @@ export async function insertFlow(
   return flow
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 export async function findFlow(db: Queryable, kind: FlowKind, id: string | undefined): Promise<FlowRow | undefined> {
-  if (!id || !UUID.test(id)) return undefined
+  if (!id || !isUuid(id)) return undefined
   const { rows } = await db.query<FlowRow>('SELECT * FROM identity.flows WHERE id = $1 AND kind = $2', [id, kind])
   return rows[0]
 }
