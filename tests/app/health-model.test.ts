@@ -43,6 +43,16 @@ describe('health params', () => {
     expect(parseHealthParams(new URLSearchParams('hidePassing=false')).hidePassing).toBe(false)
   })
 
+  it('keeps good values as given', () => {
+    const id = '0190F0F0-0000-7000-8000-00000000BEEF'
+    const params = parseHealthParams(
+      new URLSearchParams(`checkId=${id}&layout=card&timeRange=1w&sortBy=latency&sortDesc=true&page=4&pageSize=100&groupBy=&expanded=a,,b&pivotBy=label`),
+    )
+    expect(params).toMatchObject({ checkId: id.toLowerCase(), layout: 'card', timeRange: '1w', sortBy: 'latency', sortDesc: true, page: 4, pageSize: 100 })
+    expect(params).toMatchObject({ groupBy: 'canary_name', expanded: ['a', 'b'], pivot: { pivotBy: 'label', pivotLabel: null, pivotCellType: null } })
+    expect(parseHealthParams(new URLSearchParams('checkId=not-a-uuid&page=0&query=' + 'x'.repeat(300)))).toMatchObject({ checkId: null, page: 1, query: 'x'.repeat(200) })
+  })
+
   it('ignores __proto__ and constructor in labels', () => {
     const params = parseHealthParams(new URLSearchParams({ labels: '{"__proto__":1,"constructor":-1,"canary:team:web":1}' }))
     expect(Object.keys(params.labels)).toEqual(['canary:team:web'])
