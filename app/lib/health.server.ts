@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { stringify } from 'yaml'
-import { apiJson, GatewayError, type ApiArgs } from './gateway.server.ts'
+import { z } from 'zod'
+import { apiJson, GatewayError, type ApiArgs, type ApiInit } from './gateway.server.ts'
 import { dbClient, requireData, requirePage } from './data-client.server.ts'
 import { consoleLog } from './log.server.ts'
 import { getProperties } from './session.server.ts'
@@ -38,11 +39,18 @@ function credentialKey(request: Request, extra: string): string {
   return hash.digest('hex')
 }
 
-type SummaryBody = { checks_summary?: CheckSummary[] }
+/**
+ * The canary summary. The list keys rows by id and shows the name, so an entry without them is
+ * dropped rather than breaking the page; the rest of an entry is passed on as the API sent it.
+ */
+const SummaryEntrySchema = z.object({ id: z.string().min(1), name: z.string() }).passthrough()
+const SummarySchema = z.object({ checks_summary: z.array(z.unknown()).nullish() }).passthrough()
 
-export async function fetchSummary(args: ApiArgs, timeRange: DurationKey, init?: Parameters<typeof apiJson>[2]): Promise<CheckSummary[]> {
-  const { data } = await apiJson<SummaryBody>(args, `/canary/api/summary?start=${encodeURIComponent(durationToApiStart(timeRange, new Date()))}`, init)
-  return Array.isArray(data?.checks_summary) ? data.checks_summary : []
+export async function fetchSummary(args: ApiArgs, timeRange: DurationKey, init?: ApiInit): Promise<CheckSummary[]> {
+  const { data } = await apiJson<unknown>(args, `/canary/api/summary?start=${encodeURIComponent(durationToApiStart(timeRange, new Date()))}`, init)
+  const summary = SummarySchema.safeParse(data)
+  if (!summary.success) return []
+  return (summary.data.checks_summary ?? []).filter((entry): entry is CheckSummary => SummaryEntrySchema.safeParse(entry).success)
 }
 
 export function loadSummary(args: ApiArgs, timeRange: DurationKey, fresh: boolean): Promise<CheckSummary[]> {
@@ -120,17 +128,21 @@ export type CheckDetail = {
 
 const CHECK_COLUMNS = 'id,canary_id,name,type,namespace,description,icon,severity,labels,spec,status,last_runtime,last_transition_time,next_runtime,deleted_at'
 
+const GraphSchema = z
+  .object({
+    status: z.array(z.object({ time: z.string() }).passthrough()).nullish().transform((points) => (points ?? []) as GraphPoint[]),
+    latency: z.object({ p95: z.number().optional(), p97: z.number().optional(), p99: z.number().optional() }).catch({}),
+    uptime: z
+      .object({ passed: z.number().catch(0), failed: z.number().catch(0) })
+      .catch({ passed: 0, failed: 0 }),
+  })
+  .catch({ status: [], latency: {}, uptime: { passed: 0, failed: 0 } })
+
 async function loadGraph(args: ApiArgs, checkId: string, timeRange: DurationKey): Promise<GraphData> {
   const start = encodeURIComponent(durationToApiStart(timeRange, new Date()))
-  const { data } = await apiJson<{ status?: GraphPoint[] | null; latency?: GraphData['latency']; uptime?: GraphData['uptime'] }>(
-    args,
-    `/canary/api/graph?check=${checkId}&count=300&start=${start}`,
-  )
-  return {
-    points: thinGraph(Array.isArray(data?.status) ? data.status : []),
-    latency: data?.latency ?? {},
-    uptime: { passed: data?.uptime?.passed ?? 0, failed: data?.uptime?.failed ?? 0 },
-  }
+  const { data } = await apiJson<unknown>(args, `/canary/api/graph?check=${checkId}&count=300&start=${start}`)
+  const graph = GraphSchema.parse(data ?? {})
+  return { points: thinGraph(graph.status), latency: graph.latency, uptime: graph.uptime }
 }
 
 async function loadHistory(args: ApiArgs, checkId: string, detail: DetailParams): Promise<CheckDetail['history']> {
