@@ -1,25 +1,24 @@
+import { dbClient, requireData } from '#app/lib/data-client.server.ts'
 import { apiJson, type ApiArgs } from '#app/lib/gateway.server.ts'
 
 /**
  * People who can sign in and their roles (spec 000 §6, spec 002 §2 "Users"): every call of the
- * users screen, so the route builds no query strings.
+ * users screen (the data client for tables, typed functions for the /auth and /people
+ * endpoints), so the route builds no query strings.
  */
 
 export type PersonWithRoles = { id: string; name: string; email: string | null; roles?: string[] | null; created_at: string | null; last_login: string | null }
 
-function rowsOf<T>(value: unknown): T[] {
-  return Array.isArray(value) ? (value as T[]) : []
-}
-
 /** Live people with an e-mail (the ones who can sign in), by name, with their roles. */
 export async function listUsersWithRoles(args: ApiArgs): Promise<PersonWithRoles[]> {
-  const [roles, people] = await Promise.all([
-    apiJson<unknown>(args, '/db/people_roles?order=name.asc'),
-    apiJson<unknown>(args, '/db/people?select=id,created_at,last_login&deleted_at=is.null&email=not.is.null'),
-  ])
   type Details = { id: string; created_at?: string | null; last_login?: string | null }
-  const details = new Map(rowsOf<Details>(people.data).map((row) => [row.id, row]))
-  return rowsOf<Omit<PersonWithRoles, 'created_at' | 'last_login'>>(roles.data)
+  const db = dbClient(args)
+  const [roles, people] = await Promise.all([
+    db.from('people_roles').select('*').order('name').returns<Omit<PersonWithRoles, 'created_at' | 'last_login'>[]>().then(requireData),
+    db.from('people').select('id,created_at,last_login').is('deleted_at', null).not('email', 'is', null).returns<Details[]>().then(requireData),
+  ])
+  const details = new Map((people ?? []).map((row) => [row.id, row]))
+  return (roles ?? [])
     .filter((row) => details.has(row.id))
     .map((row) => ({ ...row, created_at: details.get(row.id)?.created_at ?? null, last_login: details.get(row.id)?.last_login ?? null }))
 }

@@ -16,17 +16,31 @@ import { Label } from '#app/components/ui/label.tsx'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
 import { hasAccess } from '#app/lib/access.ts'
 import { cn } from '#app/lib/cn.ts'
-import { apiJson, GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
+import { GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
+import {
+  addTeamMembers,
+  findPeopleByIds,
+  findTeam,
+  listTeamJobs,
+  listTeamMembership,
+  removeTeamMember,
+  softDeleteTeam,
+  updateTeamSpec,
+  type Team,
+  type TeamJob as Job,
+  type TeamPerson as Person,
+} from '#app/lib/teams.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
-import { isUuid } from '#contract/uuid.ts'
 
 export const handle = {
   title: (data) => (data && typeof data === 'object' && 'team' in data ? `Teams / ${(data as { team: { name: string } }).team.name}` : 'Teams'),
   feature: 'settings.teams',
   resource: 'database',
 } satisfies RouteHandle
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const TABS = [
   { id: 'spec', label: 'Spec' },
   { id: 'members', label: 'Members' },
@@ -34,9 +48,6 @@ const TABS = [
 ] as const
 type Tab = (typeof TABS)[number]['id']
 
-type Team = { id: string; name: string; icon?: string | null; spec?: unknown; source?: string | null; created_at?: string | null; updated_at?: string | null }
-type Person = { id: string; name: string; email?: string | null }
-type Job = { id: string; name?: string; status?: string; time_start?: string | null; duration_millis?: number | null; success_count?: number; error_count?: number }
 
 function failure(error: unknown): string {
   if (error instanceof GatewayError) return error.message
@@ -44,9 +55,8 @@ function failure(error: unknown): string {
 }
 
 async function loadTeam(args: ApiArgs, id: string | undefined): Promise<Team> {
-  if (!id || !isUuid(id)) throw errorResponse(404, { message: 'No such team' })
-  const { data: rows } = await apiJson<Team[]>(args, `/db/teams?id=eq.${id}&deleted_at=is.null`)
-  const team = Array.isArray(rows) ? rows[0] : undefined
+  if (!id || !UUID.test(id)) throw errorResponse(404, { message: 'No such team' })
+  const team = await findTeam(args, id)
   if (!team) throw errorResponse(404, { message: 'No such team' })
   return team
 }
@@ -67,17 +77,11 @@ export async function loader(args: LoaderFunctionArgs) {
   let loadError: string | null = null
   try {
     if (tab === 'members') {
-      const [memberRows, people] = await Promise.all([
-        apiJson<{ person_id: string }[]>(args, `/db/team_members?select=person_id&team_id=eq.${team.id}`),
-        apiJson<Person[]>(args, '/db/people?select=id,name,email&deleted_at=is.null&email=not.is.null&order=name.asc'),
-      ])
-      const ids = new Set((Array.isArray(memberRows.data) ? memberRows.data : []).map((row) => row.person_id))
-      const everyone = Array.isArray(people.data) ? people.data : []
-      members = everyone.filter((person) => ids.has(person.id))
-      candidates = everyone.filter((person) => !ids.has(person.id))
+      const membership = await listTeamMembership(args, team.id)
+      members = membership.members
+      candidates = membership.candidates
     } else if (tab === 'jobs') {
-      const { data: rows } = await apiJson<Job[]>(args, `/db/job_histories?resource_id=eq.${team.id}&order=time_start.desc&limit=150`)
-      jobs = Array.isArray(rows) ? rows : []
+      jobs = await listTeamJobs(args, team.id)
     }
   } catch (error) {
     loadError = failure(error)
@@ -102,29 +106,28 @@ export async function action(args: ActionFunctionArgs) {
         const { errors, row } = readTeamForm(form, { requireName: false })
         if (!row) return data<ActionResult>({ intent, errors }, { status: 400 })
         // Name stays as it is once the team exists (spec 002 §2).
-        await apiJson(args, `/db/teams?id=eq.${team.id}`, { method: 'PATCH', json: { ...row, updated_at: new Date().toISOString() } })
+        await updateTeamSpec(args, team.id, row)
         throw redirect(base, { headers: { 'set-cookie': toastCookie(`${team.name} updated successfully`) } })
       }
       case 'delete': {
         if (readOnly) return data<ActionResult>({ intent, error: `This team comes from ${team.source} and cannot be deleted here.` }, { status: 400 })
-        await apiJson(args, `/db/teams?id=eq.${team.id}`, { method: 'PATCH', json: { deleted_at: 'now()' } })
+        await softDeleteTeam(args, team.id)
         throw redirect('/settings/teams', { headers: { 'set-cookie': toastCookie(`${team.name} deleted successfully`) } })
       }
       case 'add-members': {
-        const ids = [...new Set(form.getAll('person_id').map(String))].filter((id) => isUuid(id))
+        const ids = [...new Set(form.getAll('person_id').map(String))].filter((id) => UUID.test(id))
         if (ids.length === 0) return data<ActionResult>({ intent, error: 'Choose at least one person to add.' }, { status: 400 })
-        const { data: people } = await apiJson<Person[]>(args, `/db/people?select=id,name&id=in.(${ids.join(',')})&deleted_at=is.null`)
-        const found = Array.isArray(people) ? people : []
+        const found = await findPeopleByIds(args, ids)
         if (found.length !== ids.length) return data<ActionResult>({ intent, error: 'Some of the chosen people no longer exist.' }, { status: 400 })
-        await apiJson(args, '/db/team_members', { method: 'POST', json: ids.map((id) => ({ team_id: team.id, person_id: id })) })
+        await addTeamMembers(args, team.id, ids)
         const names = ids.map((id) => found.find((person) => person.id === id)?.name ?? id)
         throw redirect(`${base}?tab=members`, { headers: { 'set-cookie': toastCookie(membersAddedMessage(names)) } })
       }
       case 'remove-member': {
         const personId = String(form.get('person_id') ?? '')
         const name = String(form.get('name') ?? 'The member')
-        if (!isUuid(personId)) return data<ActionResult>({ intent, error: 'No member was chosen.' }, { status: 400 })
-        await apiJson(args, `/db/team_members?team_id=eq.${team.id}&person_id=eq.${personId}`, { method: 'DELETE' })
+        if (!UUID.test(personId)) return data<ActionResult>({ intent, error: 'No member was chosen.' }, { status: 400 })
+        await removeTeamMember(args, team.id, personId)
         throw redirect(`${base}?tab=members`, { headers: { 'set-cookie': toastCookie(memberRemovedMessage(name)) } })
       }
       default:
