@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPGliteDb, type Db } from '#server/db/client.ts'
 import { migrate } from '#server/db/migrate.ts'
-import { createTestDb, TEST_ENGINE, type TestDb } from '#tests/support/test-db.ts'
+import { TEST_ENGINE } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 
 const NIL = '00000000-0000-0000-0000-000000000000'
 
@@ -30,16 +31,11 @@ const READ_RESOURCES = [
 
 type Row = Record<string, unknown>
 
-let testDb: TestDb
+const testApp = useTestApp()
 let db: Db
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  db = testDb.db
-})
-
-afterAll(async () => {
-  await testDb?.drop()
+  db = testApp.db
 })
 
 async function one<T = Row>(text: string, params: unknown[] = []): Promise<T> {

@@ -1,20 +1,15 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { TEST_TOKEN, bearer, createTestApp } from '#tests/support/test-app.ts'
 import { APP_VERSION } from '#server/boot.ts'
 
-let testDb: TestDb
+const testApp = useTestApp()
 let app: ReturnType<typeof createTestApp>['app']
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  await testDb.db.query(`INSERT INTO properties (name, value) VALUES ('incidents.disable', 'true')`)
-  app = createTestApp(testDb.db).app
-})
-
-afterAll(async () => {
-  await testDb?.drop()
+  await testApp.db.query(`INSERT INTO properties (name, value) VALUES ('incidents.disable', 'true')`)
+  app = createTestApp(testApp.db).app
 })
 
 describe('credentials', () => {
@@ -61,7 +56,7 @@ describe('credentials', () => {
     expect(cookie).not.toContain('Secure')
     const sessionCookie = cookie.split(';')[0]!
 
-    const { rows } = await testDb.db.query<{ id_hash: string }>('SELECT id_hash FROM lookout.sessions')
+    const { rows } = await testApp.db.query<{ id_hash: string }>('SELECT id_hash FROM lookout.sessions')
     expect(rows.length).toBeGreaterThan(0)
     // Only a hash of the cookie value is stored.
     expect(rows.map((row) => row.id_hash)).not.toContain(sessionCookie.split('=')[1])
@@ -72,7 +67,7 @@ describe('credentials', () => {
     expect(whoami.headers['set-cookie']).toBeUndefined()
 
     // Rolling expiry: less than half the lifetime left → extended, cookie sent again.
-    await testDb.db.query(`UPDATE lookout.sessions SET expires_at = now() + interval '1 hour'`)
+    await testApp.db.query(`UPDATE lookout.sessions SET expires_at = now() + interval '1 hour'`)
     const renewed = await request(app).get('/api/auth/whoami').set('Cookie', sessionCookie)
     expect(renewed.headers['set-cookie']?.[0]).toBe(`${sessionCookie}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400`)
 
@@ -86,7 +81,7 @@ describe('credentials', () => {
   })
 
   it('marks the session cookie Secure behind a TLS-terminating proxy it trusts', async () => {
-    const trusted = createTestApp(testDb.db, { LOOKOUT_TRUST_PROXY: 'true' }).app
+    const trusted = createTestApp(testApp.db, { LOOKOUT_TRUST_PROXY: 'true' }).app
     const login = await request(trusted)
       .post('/api/auth/login')
       .set('X-Forwarded-Proto', 'https')

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKratosRouter } from '#server/backend/identity/kratos/kratos-router.ts'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
 import { createMailer } from '#server/backend/identity/mail/mailer.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { createTestApp } from '#tests/support/test-app.ts'
 import { CookieJar } from '#tests/identity/kratos-harness.ts'
 
@@ -21,7 +21,7 @@ const UPSTREAM_PUBLIC = 'http://kratos.upstream.test'
 const EMAIL = 'upstream.kratos@example.org'
 const PASSWORD = 'upstream kratos passphrase 8'
 
-let testDb: TestDb
+const testApp = useTestApp()
 let upstream: Server
 let gateway: Server
 let gatewayBase: string
@@ -38,7 +38,6 @@ function baseOf(server: Server): string {
 }
 
 beforeAll(async () => {
-  testDb = await createTestDb()
   const logger = pino({ level: 'silent' })
   const kratos = express()
   kratos.use((req, _res, next) => {
@@ -47,25 +46,24 @@ beforeAll(async () => {
   })
   kratos.use(
     createKratosRouter({
-      db: testDb.db,
+      db: testApp.db,
       publicBaseUrl: () => UPSTREAM_PUBLIC,
       uiBaseUrl: () => 'http://console.test',
-      mailer: createMailer({ db: testDb.db, from: 'lookout@example.com', logger }),
+      mailer: createMailer({ db: testApp.db, from: 'lookout@example.com', logger }),
       registration: 'open',
       defaultRole: 'viewer',
       logger,
     }),
   )
   upstream = await listen(kratos)
-  const { app } = createTestApp(testDb.db, { KRATOS_PUBLIC_URL: baseOf(upstream) })
+  const { app } = createTestApp(testApp.db, { KRATOS_PUBLIC_URL: baseOf(upstream) })
   gateway = await listen(app)
   gatewayBase = baseOf(gateway)
-  await createIdentity(testDb.db, { email: EMAIL, firstName: 'Up', lastName: 'Stream', password: PASSWORD, role: 'viewer' })
+  await createIdentity(testApp.db, { email: EMAIL, firstName: 'Up', lastName: 'Stream', password: PASSWORD, role: 'viewer' })
 })
 
 afterAll(async () => {
   await Promise.all([gateway, upstream].map((server) => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))))
-  await testDb?.drop()
 })
 
 type LoginFlow = { id: string; ui: { action: string; nodes: Array<{ attributes: { name?: string; value?: unknown } }> } }

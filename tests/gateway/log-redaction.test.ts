@@ -1,20 +1,12 @@
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { redactUrl } from '#server/logger.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { TEST_TOKEN, createTestApp } from '#tests/support/test-app.ts'
 
-let testDb: TestDb
-
-beforeAll(async () => {
-  testDb = await createTestDb()
-})
-
-afterAll(async () => {
-  await testDb?.drop()
-})
+const testApp = useTestApp()
 
 describe('secrets never reach the log', () => {
   it('redacts secret query parameters and keeps the rest', () => {
@@ -34,7 +26,7 @@ describe('secrets never reach the log', () => {
       },
     })
     const logger = pino({ level: 'trace', redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' } }, sink)
-    const { app } = createTestApp(testDb.db, {}, { logger })
+    const { app } = createTestApp(testApp.db, {}, { logger })
     await request(app).get('/login?username=ada@example.org&password=hunter2-secret')
     await request(app).get('/api/db/checks?token=kiosk-secret-value').set('Cookie', 'lookout_session=cookie-secret')
     await request(app).post('/api/auth/login').send({ username: 'token', password: TEST_TOKEN })

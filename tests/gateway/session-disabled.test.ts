@@ -1,21 +1,13 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { createTestApp } from '#tests/support/test-app.ts'
 
-let testDb: TestDb
-
-beforeAll(async () => {
-  testDb = await createTestDb()
-})
-
-afterAll(async () => {
-  await testDb?.drop()
-})
+const testApp = useTestApp()
 
 describe('SESSION_DISABLED=true (single-user local mode)', () => {
   it('serves callers without credentials as the local admin, and still checks credentials that are sent', async () => {
-    const { app } = createTestApp(testDb.db, { SESSION_DISABLED: 'true' })
+    const { app } = createTestApp(testApp.db, { SESSION_DISABLED: 'true' })
     const whoami = await request(app).get('/api/auth/whoami')
     expect(whoami.status).toBe(200)
     expect(whoami.body.payload.roles).toContain('admin')
@@ -24,7 +16,7 @@ describe('SESSION_DISABLED=true (single-user local mode)', () => {
   })
 
   it('answers 401 without credentials when sessions are on', async () => {
-    const { app } = createTestApp(testDb.db)
+    const { app } = createTestApp(testApp.db)
     expect((await request(app).get('/api/auth/whoami')).status).toBe(401)
   })
 })

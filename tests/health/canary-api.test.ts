@@ -1,7 +1,7 @@
 import express from 'express'
 import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { CanaryValidationError, parseCanaryText } from '#contract/canary/canary-document.ts'
 import { createCanaryRouter } from '#server/backend/health/canary.routes.ts'
 import { createAuthorizer } from '#server/backend/rbac/authorizer.ts'
@@ -59,30 +59,28 @@ describe('Canary YAML validation', () => {
 })
 
 describe('canary router', () => {
-  let testDb: TestDb
+  const testApp = useTestApp()
   let server: LocalServer
   let app: express.Express
   const denied = new Set<string>()
 
   beforeAll(async () => {
-    testDb = await createTestDb()
     server = await startLocalServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'))
     app = express()
     // Writes come from the System person as the bootstrap token presents it (an admin): its
     // specs may run exec checks and reach loopback peers (issue 10).
-    const { rows: [system] } = await testDb.db.query<{ id: string }>("SELECT id FROM people WHERE name = 'System' ORDER BY created_at LIMIT 1")
+    const { rows: [system] } = await testApp.db.query<{ id: string }>("SELECT id FROM people WHERE name = 'System' ORDER BY created_at LIMIT 1")
     app.use((_req, res, next) => { res.locals.principal = { personId: system!.id, name: 'System', roles: ['admin'], via: 'bootstrap-token' }; next() })
     app.use('/canary', createCanaryRouter({
-      db: testDb.db,
-      engine: testEngine(testDb.db),
+      db: testApp.db,
+      engine: testEngine(testApp.db),
       logger: silentLogger,
-      authorizer: createAuthorizer(testDb.db),
+      authorizer: createAuthorizer(testApp.db),
       authorize: (req, permission) => !(denied.has(permission.action) && req.headers['x-role'] === 'viewer'),
     }))
   })
   afterAll(async () => {
     await server?.close()
-    await testDb?.drop()
   })
 
   it('creates from YAML, rejects bad specs with 400 and stores nothing, lists, updates and deletes', async () => {
@@ -97,7 +95,7 @@ describe('canary router', () => {
     const bad = await request(app).post('/canary/api/canaries').set('content-type', 'application/yaml').send(canaryYaml('never-stored', '  tcp: [{name: t}]'))
     expect(bad.status).toBe(400)
     expect(bad.body.issues).toEqual([{ path: 'spec.tcp[0].endpoint', message: 'is required' }])
-    expect((await testDb.db.query("SELECT 1 FROM canaries WHERE name = 'never-stored'")).rows).toHaveLength(0)
+    expect((await testApp.db.query("SELECT 1 FROM canaries WHERE name = 'never-stored'")).rows).toHaveLength(0)
 
     const again = await request(app).post('/canary/api/canaries').send({ name: 'api-made', spec: { schedule: '@every 1m', tcp: [{ name: 'port', endpoint: `127.0.0.1:${server.port}` }] } })
     expect(again.status).toBe(200)
@@ -120,7 +118,7 @@ describe('canary router', () => {
     const result = await request(app).post(`/canary/run/check/${checkId}`)
     expect(result.status).toBe(200)
     expect(result.body).toMatchObject({ name: 'home', pass: true, CanaryResult: null, namespace: 'default' })
-    expect((await testDb.db.query('SELECT 1 FROM check_statuses WHERE check_id = $1', [checkId])).rows).toHaveLength(1)
+    expect((await testApp.db.query('SELECT 1 FROM check_statuses WHERE check_id = $1', [checkId])).rows).toHaveLength(1)
     denied.add('create')
     expect((await request(app).post(`/canary/run/check/${checkId}`).set('x-role', 'viewer')).status).toBe(403)
     denied.clear()
@@ -135,7 +133,7 @@ describe('canary router', () => {
     // Ten statuses one minute apart ending now: 8 passes (100..800 ms), 2 failures.
     const now = Date.now()
     for (let index = 0; index < 10; index += 1) {
-      await testDb.db.query('INSERT INTO check_statuses (check_id, time, status, duration) VALUES ($1, $2, $3, $4)', [
+      await testApp.db.query('INSERT INTO check_statuses (check_id, time, status, duration) VALUES ($1, $2, $3, $4)', [
         checkId, new Date(now - (9 - index) * 60_000 - 1_000), index < 8, (index + 1) * 100,
       ])
     }

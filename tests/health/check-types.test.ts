@@ -7,18 +7,17 @@ import dgram from 'node:dgram'
 import type { AddressInfo } from 'node:net'
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import type { CheckEngine } from '#server/backend/health/check-engine.ts'
 import { applyYaml, canaryYaml, startLocalServer, testEngine, type LocalServer } from './health-fixtures.ts'
 import { startMongoWirePeer } from './mongo-wire-peer.ts'
 
-let testDb: TestDb
+const testApp = useTestApp()
 let engine: CheckEngine
 let server: LocalServer
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  engine = testEngine(testDb.db)
+  engine = testEngine(testApp.db)
   server = await startLocalServer((req, res) => {
     const url = req.url ?? '/'
     if (url.startsWith('/status/')) {
@@ -39,11 +38,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close()
-  await testDb?.drop()
 })
 
 async function run(name: string, body: string) {
-  const { checks } = await applyYaml(testDb.db, canaryYaml(name, body))
+  const { checks } = await applyYaml(testApp.db, canaryYaml(name, body))
   const results: Record<string, NonNullable<Awaited<ReturnType<CheckEngine['runNow']>>>> = {}
   for (const [checkName, id] of checks) {
     const result = await engine.runNow(id)
@@ -248,7 +246,7 @@ describe('exec and folder', () => {
     expect(results.env!.pass).toBe(true)
     expect(results.slow!.error).toMatch(/timed out/)
     expect(results.slow!.duration ?? 0).toBeLessThan(2_000)
-    const stored = await testDb.db.query<{ details: { stdout: string } }>(
+    const stored = await testApp.db.query<{ details: { stdout: string } }>(
       `SELECT s.details FROM check_statuses s JOIN checks k ON k.id = s.check_id WHERE k.name = 'echo'`,
     )
     expect(stored.rows[0]!.details.stdout).toBe('hello')

@@ -6,28 +6,26 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import express from 'express'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { ROOT } from '#tests/support/processes.ts'
 import { createTestApp, TEST_TOKEN } from '#tests/support/test-app.ts'
 import { canaryYaml } from './health-fixtures.ts'
 
-let testDb: TestDb
+const testApp = useTestApp()
 let server: http.Server
 let url: string
 const seenAuth: string[] = []
 
 beforeAll(async () => {
-  testDb = await createTestDb()
   // The whole server (authentication, RBAC, the exec permission), as the CLI meets it.
   const app = express()
-  app.use((req, _res, next) => { seenAuth.push(req.headers.authorization ?? ''); next() }, createTestApp(testDb.db).app)
+  app.use((req, _res, next) => { seenAuth.push(req.headers.authorization ?? ''); next() }, createTestApp(testApp.db).app)
   server = http.createServer(app)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve))
-  await testDb.drop()
 })
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -56,11 +54,11 @@ it('applies a folder of canaries, fails with the field path on a bad spec, lists
   const bad = await cli('apply', '-f', badFile)
   expect(bad.code).toBe(1)
   expect(bad.stderr).toContain(`${badFile}: spec.http[0].thresholdMillis:`)
-  expect((await testDb.db.query("SELECT 1 FROM canaries WHERE name = 'cli-bad'")).rows).toHaveLength(0)
+  expect((await testApp.db.query("SELECT 1 FROM canaries WHERE name = 'cli-bad'")).rows).toHaveLength(0)
 
   const listed = await cli('get', 'canaries')
   expect(listed.stdout).toMatch(/default\tcli-b\t1\t/)
   const deleted = await cli('delete', '-f', path.join(dir, 'nested'))
   expect(deleted.stdout).toContain('canary default/cli-b deleted')
-  expect((await testDb.db.query("SELECT 1 FROM canaries WHERE name = 'cli-b' AND deleted_at IS NULL")).rows).toHaveLength(0)
+  expect((await testApp.db.query("SELECT 1 FROM canaries WHERE name = 'cli-b' AND deleted_at IS NULL")).rows).toHaveLength(0)
 }, 60_000)

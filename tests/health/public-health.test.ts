@@ -1,24 +1,19 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
 
 describe('public health board (LOOKOUT_PUBLIC_HEALTH)', () => {
-  let testDb: TestDb
+  const testApp = useTestApp()
 
   beforeAll(async () => {
-    testDb = await createTestDb()
-    const { rows } = await testDb.db.query<{ id: string }>(
+    const { rows } = await testApp.db.query<{ id: string }>(
       `INSERT INTO canaries (name, namespace, spec, source) VALUES ('board', 'default', '{}'::jsonb, 'UI') RETURNING id`,
     )
-    await testDb.db.query(`INSERT INTO checks (canary_id, type, name, status) VALUES ($1, 'http', 'board-check', 'healthy')`, [rows[0]!.id])
+    await testApp.db.query(`INSERT INTO checks (canary_id, type, name, status) VALUES ($1, 'http', 'board-check', 'healthy')`, [rows[0]!.id])
   }, 60_000)
-  afterAll(async () => {
-    await testDb?.drop()
-  })
-
   it('serves only the summary to a caller without credentials when the flag is on', async () => {
-    const { app } = createTestApp(testDb.db, { LOOKOUT_PUBLIC_HEALTH: 'true' })
+    const { app } = createTestApp(testApp.db, { LOOKOUT_PUBLIC_HEALTH: 'true' })
     const summary = await request(app).get('/api/canary/api/summary')
     expect(summary.status).toBe(200)
     expect(summary.body.checks_summary.map((check: { name: string }) => check.name)).toContain('board-check')
@@ -30,14 +25,14 @@ describe('public health board (LOOKOUT_PUBLIC_HEALTH)', () => {
   })
 
   it('judges a request that carries a credential on that credential, not as anonymous', async () => {
-    const { app } = createTestApp(testDb.db, { LOOKOUT_PUBLIC_HEALTH: 'true' })
+    const { app } = createTestApp(testApp.db, { LOOKOUT_PUBLIC_HEALTH: 'true' })
     expect((await request(app).get('/api/canary/api/summary').set('Authorization', 'Bearer not-a-real-token-0123456789')).status).toBe(401)
     expect((await request(app).get('/api/canary/api/summary').set('Cookie', 'lookout_session=unknown-session')).status).toBe(401)
     expect((await request(app).get('/api/canary/api/summary').set(bearer)).status).toBe(200)
   })
 
   it('answers 401 without credentials when the flag is off (the default)', async () => {
-    const { app, env } = createTestApp(testDb.db)
+    const { app, env } = createTestApp(testApp.db)
     expect(env.LOOKOUT_PUBLIC_HEALTH).toBe(false)
     expect((await request(app).get('/api/canary/api/summary')).status).toBe(401)
     expect((await request(app).get('/api/db/checks')).status).toBe(401)

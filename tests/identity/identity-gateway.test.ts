@@ -3,7 +3,8 @@ import type { Server } from 'node:http'
 import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { createTestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
 import { firstAdminLines } from '#server/backend/identity/first-admin.ts'
 import { personWith } from '#tests/rbac/rbac-fixture.ts'
@@ -13,13 +14,12 @@ import { CookieJar } from './kratos-harness.ts'
  * The identity service as the console reaches it: through the gateway at /api/.ory, with the
  * Kratos session cookie then accepted by every other /api call.
  */
-let testDb: TestDb
+const testApp = useTestApp()
 let server: Server
 let base: string
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  const { app } = createTestApp(testDb.db)
+  const { app } = createTestApp(testApp.db)
   server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -27,7 +27,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   server?.close()
-  await testDb?.drop()
 })
 
 async function signIn(email: string, password: string): Promise<CookieJar> {
@@ -54,7 +53,7 @@ describe('identity through the gateway', () => {
   })
 
   it('accepts the Kratos session cookie on every /api call, with the roles of the identity', async () => {
-    await createIdentity(testDb.db, {
+    await createIdentity(testApp.db, {
       email: 'dana@example.org',
       firstName: 'Dana',
       lastName: 'Ops',
@@ -75,11 +74,11 @@ describe('identity through the gateway', () => {
     // Rolling expiry: a session in use with less than half its lifetime left is extended and
     // its cookie sent again; a fresh one is left alone.
     expect((await request(server).get('/api/auth/whoami').set('Cookie', jar.header())).headers['set-cookie']).toBeUndefined()
-    await testDb.db.query(`UPDATE identity.sessions SET expires_at = now() + interval '1 hour'`)
+    await testApp.db.query(`UPDATE identity.sessions SET expires_at = now() + interval '1 hour'`)
     const renewed = await request(server).get('/api/auth/whoami').set('Cookie', jar.header())
     expect(renewed.status).toBe(200)
     expect(renewed.headers['set-cookie']?.[0]).toMatch(/^ory_kratos_session=.+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=86400$/)
-    const { rows } = await testDb.db.query<{ hours: number }>(
+    const { rows } = await testApp.db.query<{ hours: number }>(
       `SELECT round(extract(epoch FROM max(expires_at) - now()) / 3600)::int AS hours FROM identity.sessions`,
     )
     expect(rows[0]?.hours).toBe(24)
@@ -99,12 +98,12 @@ describe('identity through the gateway', () => {
       .send({ firstName: 'Noor', lastName: 'Ali', email: 'noor@example.org', role: 'responder' })
     expect(invited.status).toBe(200)
     expect(invited.body.link).toMatch(/\/api\/\.ory\/self-service\/recovery\?flow=.+&token=.+/)
-    const { rows } = await testDb.db.query<{ recipient: string; body: string }>(
+    const { rows } = await testApp.db.query<{ recipient: string; body: string }>(
       `SELECT "to" AS recipient, body FROM identity.mail_outbox WHERE "to" = 'noor@example.org'`,
     )
     expect(rows).toHaveLength(1)
     expect(rows[0]!.body).toContain(invited.body.link)
-    const roles = await testDb.db.query<{ roles: string[] }>(`SELECT roles FROM people_roles WHERE email = 'noor@example.org'`)
+    const roles = await testApp.db.query<{ roles: string[] }>(`SELECT roles FROM people_roles WHERE email = 'noor@example.org'`)
     expect(roles.rows[0]?.roles).toContain('responder')
 
     const again = await request(server)
@@ -118,7 +117,7 @@ describe('identity through the gateway', () => {
     const outbox = await request(server).get('/api/auth/outbox?to=noor@example.org').set(bearer)
     expect(outbox.status).toBe(200)
     expect(outbox.body.payload[0].body).toContain(invited.body.link)
-    const editor = await personWith(testDb.db, ['editor'])
+    const editor = await personWith(testApp.db, ['editor'])
     expect((await request(server).get('/api/auth/outbox').set(editor.headers)).status).toBe(403)
   })
 

@@ -8,7 +8,7 @@ import { action as loginAction, loader as loginLoader } from '#app/routes/login.
 import { action as logoutAction } from '#app/routes/logout.tsx'
 import { loader as settingsLoader, action as settingsAction } from '#app/routes/profile-settings.tsx'
 import type { Flow } from '#app/lib/identity-flow.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { createTestApp } from '#tests/support/test-app.ts'
 import { CookieJar } from './kratos-harness.ts'
 
@@ -22,7 +22,7 @@ import { CookieJar } from './kratos-harness.ts'
 const EMAIL = 'sdk.screens@example.org'
 const PASSWORD = 'sdk screens passphrase 31'
 
-let testDb: TestDb
+const testApp = useTestApp()
 let server: Server
 let base: string
 let context: AppLoadContext
@@ -30,9 +30,8 @@ let context: AppLoadContext
 const oryRequests: Array<{ method: string; path: string; contentType: string | undefined; userAgent: string | undefined }> = []
 
 beforeAll(async () => {
-  testDb = await createTestDb()
   const options: { consoleUrl?: string } = {}
-  const { app } = createTestApp(testDb.db, {}, options)
+  const { app } = createTestApp(testApp.db, {}, options)
   const outer = express()
   outer.use((req, _res, next) => {
     if (req.path.startsWith('/api/.ory/')) {
@@ -52,12 +51,11 @@ beforeAll(async () => {
     cspNonce: 'test',
     publicEnv: { frontendVersion: 'test', mode: 'embedded' },
   }
-  await createIdentity(testDb.db, { email: EMAIL, firstName: 'Sam', lastName: 'Dk', password: PASSWORD, role: 'editor' })
+  await createIdentity(testApp.db, { email: EMAIL, firstName: 'Sam', lastName: 'Dk', password: PASSWORD, role: 'editor' })
 })
 
 afterAll(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
-  await testDb?.drop()
 })
 
 type Outcome = { kind: 'redirect'; status: number; location: string; cookies: string[] } | { kind: 'data'; status: number; data: { flow: Flow | null; notice: string | null; error: string | null } }
@@ -195,7 +193,7 @@ describe('identity screens through @ory/client against the embedded service', ()
     expect(saved.status).toBe(200)
     // 1050001: "Your changes have been saved!"
     expect(saved.data.flow?.ui.messages?.map((m) => m.id)).toContain(1050001)
-    const { rows } = await testDb.db.query<{ traits: { name: { first: string } } }>(
+    const { rows } = await testApp.db.query<{ traits: { name: { first: string } } }>(
       `SELECT traits FROM identity.identities WHERE traits->>'email' = $1`,
       [EMAIL],
     )
@@ -222,7 +220,7 @@ describe('identity screens through @ory/client against the embedded service', ()
   it('an expired flow restarts with the spec text; a return_to off the allow-list is refused', async () => {
     const jar = new CookieJar()
     const { flow, page } = await openLogin(jar, '/health')
-    await testDb.db.query(`UPDATE identity.flows SET expires_at = now() - interval '1 minute' WHERE id = $1`, [flow.id])
+    await testApp.db.query(`UPDATE identity.flows SET expires_at = now() - interval '1 minute' WHERE id = $1`, [flow.id])
     const expired = await run(() =>
       loginAction({ request: post(page, jar, { csrf_token: csrfOf(flow), identifier: EMAIL, password: PASSWORD, method: 'password' }), context, params: {} }),
     )

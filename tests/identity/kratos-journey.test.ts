@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LoginFlow, SettingsFlow } from '@ory/client'
 import { resolveKratosSession } from '#server/backend/identity/kratos/sessions.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import {
   UI_BASE,
   csrfOf,
@@ -17,16 +17,14 @@ import {
 } from './kratos-harness.ts'
 
 const EMAIL = 'ada@example.com'
-let testDb: TestDb
+const testApp = useTestApp()
 let kratos: Harness
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  kratos = await startKratos(testDb.db)
+  kratos = await startKratos(testApp.db)
 })
 afterAll(async () => {
   await kratos?.close()
-  await testDb?.drop()
 })
 
 async function logout(browser: Browser): Promise<void> {
@@ -96,9 +94,9 @@ describe('Kratos-compatible browser flows through @ory/client', () => {
     expect(status).toBe(200)
     expect(data.identity.traits).toEqual({ email: EMAIL, name: { first: 'Ada', last: 'Ops' } })
     expect(data.session?.authenticator_assurance_level).toBe('aal1')
-    const person = await testDb.db.query<{ id: string; name: string; email: string }>('SELECT id, name, email FROM public.people WHERE id = $1', [data.identity.id])
+    const person = await testApp.db.query<{ id: string; name: string; email: string }>('SELECT id, name, email FROM public.people WHERE id = $1', [data.identity.id])
     expect(person.rows[0]).toEqual({ id: data.identity.id, name: 'Ada Ops', email: EMAIL })
-    const role = await testDb.db.query("SELECT 1 FROM public.casbin_rule WHERE ptype = 'g' AND v0 = $1 AND v1 = 'viewer'", [data.identity.id])
+    const role = await testApp.db.query("SELECT 1 FROM public.casbin_rule WHERE ptype = 'g' AND v0 = $1 AND v1 = 'viewer'", [data.identity.id])
     expect(role.rows).toHaveLength(1)
     state.registeredSessionToken = browser().jar.get('ory_kratos_session')
 
@@ -108,7 +106,7 @@ describe('Kratos-compatible browser flows through @ory/client', () => {
     expect(vflow.state).toBe('sent_email')
     const wrong = await failure(browser().api.updateVerificationFlow({ flow: vflow.id, updateVerificationFlowBody: { method: 'code', code: '000000', csrf_token: csrfOf(vflow) } }))
     expect(messageIds(wrong.data)).toContain(4070006)
-    const code = await lastMailedCode(testDb.db, EMAIL)
+    const code = await lastMailedCode(testApp.db, EMAIL)
     const { data: verified } = await browser().api.updateVerificationFlow({ flow: vflow.id, updateVerificationFlowBody: { method: 'code', code, csrf_token: csrfOf(wrong.data) } })
     expect(verified.state).toBe('passed_challenge')
     expect(messageIds(verified)).toContain(1080002)
@@ -117,9 +115,9 @@ describe('Kratos-compatible browser flows through @ory/client', () => {
   })
 
   it('logs out, then signs in with a password into a new session (fixation-safe)', async () => {
-    const before = await resolveKratosSession(testDb.db, state.registeredSessionToken!)
+    const before = await resolveKratosSession(testApp.db, state.registeredSessionToken!)
     await logout(browser())
-    expect(await resolveKratosSession(testDb.db, state.registeredSessionToken!)).toBeUndefined()
+    expect(await resolveKratosSession(testApp.db, state.registeredSessionToken!)).toBeUndefined()
     expect(await failure(browser().api.toSession())).toMatchObject({ status: 401 })
 
     const wrong = await passwordLogin(browser(), EMAIL, 'not the password')
@@ -130,7 +128,7 @@ describe('Kratos-compatible browser flows through @ory/client', () => {
     expect(response.status).toBe(200)
     expect(response.data.session.id).not.toBe(before?.sessionId)
     expect(response.data.continue_with).toEqual([{ action: 'redirect_browser_to', redirect_browser_to: `${UI_BASE}/topology` }])
-    const resolved = await resolveKratosSession(testDb.db, browser().jar.get('ory_kratos_session')!)
+    const resolved = await resolveKratosSession(testApp.db, browser().jar.get('ory_kratos_session')!)
     expect(resolved).toMatchObject({ aal: 'aal1', email: EMAIL, name: 'Ada Ops', sessionId: response.data.session.id })
   })
 
@@ -219,7 +217,7 @@ describe('Kratos-compatible browser flows through @ory/client', () => {
     const { data: sent } = await browser().api.updateRecoveryFlow({ flow: flow.id, updateRecoveryFlowBody: { method: 'code', email: EMAIL, csrf_token: csrfOf(flow) } })
     expect(sent.state).toBe('sent_email')
     expect(messageIds(sent)).toContain(1060003)
-    const code = await lastMailedCode(testDb.db, EMAIL, { subject: 'Recover access to your account' })
+    const code = await lastMailedCode(testApp.db, EMAIL, { subject: 'Recover access to your account' })
     const done = await failure(browser().api.updateRecoveryFlow({ flow: flow.id, updateRecoveryFlowBody: { method: 'code', code, csrf_token: csrfOf(sent) } }))
     expect(done.status).toBe(422)
     expect(done.data.error.id).toBe('browser_location_change_required')

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { passwordLogin, startKratos, type Harness } from './kratos-harness.ts'
 
 /**
@@ -9,21 +9,19 @@ import { passwordLogin, startKratos, type Harness } from './kratos-harness.ts'
  */
 
 const PASSWORD = 'a secret nobody logs 4711'
-let testDb: TestDb
+const testApp = useTestApp()
 let kratos: Harness
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  kratos = await startKratos(testDb.db, {
+  kratos = await startKratos(testApp.db, {
     // Generous per identifier, tight per address: only the per-client limit can trip here.
     rateLimitConfig: { loginPerClientAccount: 100, loginPerClient: 4 },
   })
-  await createIdentity(testDb.db, { email: 'logs@example.com', firstName: 'L', lastName: 'G', password: PASSWORD })
+  await createIdentity(testApp.db, { email: 'logs@example.com', firstName: 'L', lastName: 'G', password: PASSWORD })
 })
 
 afterAll(async () => {
   await kratos?.close()
-  await testDb?.drop()
 })
 
 describe('login rate limit per address', () => {

@@ -1,31 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureFirstAdmin } from '#server/backend/identity/kratos/bootstrap.ts'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { createTestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { UI_BASE, CookieJar, csrfOf, failure, messageIds, passwordLogin, startKratos, type Harness } from './kratos-harness.ts'
 
 const PASSWORD = 'a long enough passphrase 1'
-let testDb: TestDb
+const testApp = useTestApp()
 let kratos: Harness
 let closedKratos: Harness
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  kratos = await startKratos(testDb.db, { rateLimitConfig: { loginPerClientAccount: 3, loginPerClient: 1000 } })
-  closedKratos = await startKratos(testDb.db, { registration: 'closed' })
-  await createIdentity(testDb.db, { email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper', password: PASSWORD, role: 'editor' })
+  kratos = await startKratos(testApp.db, { rateLimitConfig: { loginPerClientAccount: 3, loginPerClient: 1000 } })
+  closedKratos = await startKratos(testApp.db, { registration: 'closed' })
+  await createIdentity(testApp.db, { email: 'grace@example.com', firstName: 'Grace', lastName: 'Hopper', password: PASSWORD, role: 'editor' })
 })
 afterAll(async () => {
   await kratos?.close()
   await closedKratos?.close()
-  await testDb?.drop()
 })
 
 describe('flow errors', () => {
   it('answers 410 self_service_flow_expired on read and submit, with a replacement flow', async () => {
     const browser = kratos.browser()
     const { data: flow } = await browser.api.createBrowserLoginFlow({ returnTo: '/health' })
-    await testDb.db.query("UPDATE identity.flows SET expires_at = now() - interval '5 minutes' WHERE id = $1", [flow.id])
+    await testApp.db.query("UPDATE identity.flows SET expires_at = now() - interval '5 minutes' WHERE id = $1", [flow.id])
     const read = await failure(browser.api.getLoginFlow({ id: flow.id }))
     expect(read.status).toBe(410)
     expect(read.data.error.id).toBe('self_service_flow_expired')
@@ -96,14 +95,14 @@ describe('sessions', () => {
   })
 
   it('rate-limits failed logins per identifier with 429 and Retry-After', async () => {
-    await createIdentity(testDb.db, { email: 'limited@example.com', firstName: 'L', lastName: 'L', password: PASSWORD })
+    await createIdentity(testApp.db, { email: 'limited@example.com', firstName: 'L', lastName: 'L', password: PASSWORD })
     const browser = kratos.browser()
     for (let i = 0; i < 3; i++) expect((await passwordLogin(browser, 'limited@example.com', 'wrong password!')).status).toBe(400)
     const limited = await passwordLogin(browser, 'limited@example.com', PASSWORD)
     expect(limited.status).toBe(429)
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
     // The counts live in the shared store (rate-limiter-flexible's table), not in this process.
-    const rows = await testDb.db.query<{ points: number }>("SELECT points FROM identity.rate_limits WHERE key LIKE 'login-client-account:%'")
+    const rows = await testApp.db.query<{ points: number }>("SELECT points FROM identity.rate_limits WHERE key LIKE 'login-client-account:%'")
     expect(rows.rows.map((row) => row.points)).toEqual([4])
   })
 })

@@ -2,22 +2,20 @@ import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isoCBOR } from '@simplewebauthn/server/helpers'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { UI_BASE, csrfOf, nodeNamed, passwordLogin, startKratos, type Harness } from './kratos-harness.ts'
 
 const PASSWORD = 'hardware keys are nice 7'
 const b64 = (buf: Uint8Array) => Buffer.from(buf).toString('base64url')
-let testDb: TestDb
+const testApp = useTestApp()
 let kratos: Harness
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  kratos = await startKratos(testDb.db)
-  await createIdentity(testDb.db, { email: 'key@example.com', firstName: 'Key', lastName: 'Holder', password: PASSWORD })
+  kratos = await startKratos(testApp.db)
+  await createIdentity(testApp.db, { email: 'key@example.com', firstName: 'Key', lastName: 'Holder', password: PASSWORD })
 })
 afterAll(async () => {
   await kratos?.close()
-  await testDb?.drop()
 })
 
 /** A software authenticator: one ES256 key, attestation "none", as a browser would report it. */

@@ -1,8 +1,6 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Express } from 'express'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
-import { createTestApp } from '#tests/support/test-app.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { personWith } from '../rbac/rbac-fixture.ts'
 import { insertHypothesis, insertIncident, insertPerson } from './incident-fixtures.ts'
 
@@ -12,24 +10,17 @@ const ROLES = ['admin', 'editor', 'commander', 'responder', 'viewer', 'guest'] a
 const WRITERS = new Set<string>(['admin', 'editor', 'commander', 'responder'])
 const READ_ONLY_TABLES = ['incident_histories', 'incident_summary']
 
-let testDb: TestDb
-let app: Express
+const testApp = useTestApp()
 let author: string
 let incidentId: string
 let hypothesisId: string
 const people = new Map<string, Awaited<ReturnType<typeof personWith>>>()
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  app = createTestApp(testDb.db).app
-  author = await insertPerson(testDb.db, 'author')
-  incidentId = await insertIncident(testDb.db, author)
-  hypothesisId = await insertHypothesis(testDb.db, incidentId, author)
-  for (const role of ROLES) people.set(role, await personWith(testDb.db, [role], role))
-})
-
-afterAll(async () => {
-  await testDb?.drop()
+  author = await insertPerson(testApp.db, 'author')
+  incidentId = await insertIncident(testApp.db, author)
+  hypothesisId = await insertHypothesis(testApp.db, incidentId, author)
+  for (const role of ROLES) people.set(role, await personWith(testApp.db, [role], role))
 })
 
 function bodyFor(table: string, personId: string): Record<string, unknown> {
@@ -56,22 +47,22 @@ describe('incident permissions through /api/db', () => {
     it(`${role} ${writes ? 'reads and writes' : 'only reads'} the incident tables`, async () => {
       const person = people.get(role)!
       for (const table of [...WRITE_TABLES, ...READ_ONLY_TABLES]) {
-        const read = await request(app).get(`/api/db/${table}?limit=1`).set(person.headers)
+        const read = await request(testApp.app).get(`/api/db/${table}?limit=1`).set(person.headers)
         expect(read.status, `${role} GET ${table}`).toBe(200)
       }
       for (const table of WRITE_TABLES) {
-        const create = await request(app).post(`/api/db/${table}`).set(person.headers).send(bodyFor(table, person.id))
+        const create = await request(testApp.app).post(`/api/db/${table}`).set(person.headers).send(bodyFor(table, person.id))
         expect(create.status, `${role} POST ${table}: ${JSON.stringify(create.body)}`).toBe(writes ? 201 : 403)
-        const update = await request(app).patch(`/api/db/${table}?id=eq.${MISSING}`).set(person.headers).send({ created_by: person.id })
+        const update = await request(testApp.app).patch(`/api/db/${table}?id=eq.${MISSING}`).set(person.headers).send({ created_by: person.id })
         expect(update.status, `${role} PATCH ${table}`).toBe(writes ? 204 : 403)
-        const remove = await request(app).delete(`/api/db/${table}?id=eq.${MISSING}`).set(person.headers)
+        const remove = await request(testApp.app).delete(`/api/db/${table}?id=eq.${MISSING}`).set(person.headers)
         expect(remove.status, `${role} DELETE ${table}`).toBe(writes ? 204 : 403)
       }
     })
   }
 
   it('answers 401 without credentials', async () => {
-    expect((await request(app).get('/api/db/incidents')).status).toBe(401)
-    expect((await request(app).post('/api/db/incidents').send(bodyFor('incidents', author))).status).toBe(401)
+    expect((await request(testApp.app).get('/api/db/incidents')).status).toBe(401)
+    expect((await request(testApp.app).post('/api/db/incidents').send(bodyFor('incidents', author))).status).toBe(401)
   })
 })

@@ -1,29 +1,24 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { pino } from 'pino'
 import { createEventConsumer } from '#server/backend/events/event-consumer.ts'
 import { IncidentRuleSpecError, createIncidentRulesHandlers, parseIncidentRuleSpec, withinHoursOfOperation } from '#server/backend/incidents/incident-rules.ts'
 import { labelSelectorMatches, patternListMatches } from '#server/backend/incidents/rule-selector.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { applyYaml, canaryYaml, testEngine, waitFor } from '../health/health-fixtures.ts'
 import { insertCheck, insertPerson, setCheckStatus } from './incident-fixtures.ts'
 
 const logger = pino({ level: 'silent' })
-let testDb: TestDb
+const testApp = useTestApp()
 let owner: string
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  owner = await insertPerson(testDb.db, 'rule owner')
-})
-
-afterAll(async () => {
-  await testDb?.drop()
+  owner = await insertPerson(testApp.db, 'rule owner')
 })
 
 async function addRule(name: string, spec: unknown): Promise<string> {
-  const { rows } = await testDb.db.query<{ id: string }>('INSERT INTO incident_rules (name, spec, source, created_by) VALUES ($1, $2, $3, $4) RETURNING id', [
+  const { rows } = await testApp.db.query<{ id: string }>('INSERT INTO incident_rules (name, spec, source, created_by) VALUES ($1, $2, $3, $4) RETURNING id', [
     name,
     JSON.stringify(spec),
     'UI',
@@ -32,10 +27,10 @@ async function addRule(name: string, spec: unknown): Promise<string> {
   return String(rows[0]!.id)
 }
 
-const consumer = () => createEventConsumer({ db: testDb.db, logger, backoffBaseMs: 0, handlers: createIncidentRulesHandlers(testDb.db, logger) })
+const consumer = () => createEventConsumer({ db: testApp.db, logger, backoffBaseMs: 0, handlers: createIncidentRulesHandlers(testApp.db, logger) })
 
 async function incidentsOf(ruleId: string) {
-  const { rows } = await testDb.db.query<{ id: string; title: string; status: string; severity: string; type: string; created_by: string; resolved: Date | null }>(
+  const { rows } = await testApp.db.query<{ id: string; title: string; status: string; severity: string; type: string; created_by: string; resolved: Date | null }>(
     'SELECT id, title, status, severity, type, created_by, resolved FROM incidents WHERE incident_rule_id = $1 ORDER BY created_at',
     [ruleId],
   )
@@ -43,7 +38,7 @@ async function incidentsOf(ruleId: string) {
 }
 
 async function ruleRuns(ruleId: string) {
-  const { rows } = await testDb.db.query<{ status: string; details: Record<string, unknown>; name: string }>(
+  const { rows } = await testApp.db.query<{ status: string; details: Record<string, unknown>; name: string }>(
     "SELECT name, status, details FROM job_history WHERE resource_type = 'incident_rule' AND resource_id = $1 ORDER BY created_at, time_start",
     [ruleId],
   )
@@ -137,19 +132,19 @@ describe('rules on check events', () => {
       template: { title: '{{.check.name}} is failing', type: 'availability', severity: 'critical' },
       autoResolve: { timeout: '0s' },
     })
-    const { checkId } = await insertCheck(testDb.db, 'payments-api', { team: 'payments' })
-    const { checkId: ignored } = await insertCheck(testDb.db, 'search-api', { team: 'search' })
+    const { checkId } = await insertCheck(testApp.db, 'payments-api', { team: 'payments' })
+    const { checkId: ignored } = await insertCheck(testApp.db, 'search-api', { team: 'search' })
     const events = consumer()
 
-    await setCheckStatus(testDb.db, checkId, false, 'HTTP 503')
-    await setCheckStatus(testDb.db, ignored, false)
+    await setCheckStatus(testApp.db, checkId, false, 'HTTP 503')
+    await setCheckStatus(testApp.db, ignored, false)
     await events.drain()
     let incidents = await incidentsOf(ruleId)
     expect(incidents).toHaveLength(1)
     expect(incidents[0]).toMatchObject({ title: 'payments-api is failing', status: 'open', severity: 'critical', type: 'availability' })
-    const { rows: system } = await testDb.db.query<{ name: string }>('SELECT name FROM people WHERE id = $1', [incidents[0]!.created_by])
+    const { rows: system } = await testApp.db.query<{ name: string }>('SELECT name FROM people WHERE id = $1', [incidents[0]!.created_by])
     expect(system[0]!.name).toBe('System')
-    const { rows: evidence } = await testDb.db.query<{ type: string; check_id: string; hypothesis_type: string; description: string; definition_of_done: boolean }>(
+    const { rows: evidence } = await testApp.db.query<{ type: string; check_id: string; hypothesis_type: string; description: string; definition_of_done: boolean }>(
       `SELECT e.type, e.check_id, h.type AS hypothesis_type, e.description, e.definition_of_done FROM evidences e JOIN hypotheses h ON h.id = e.hypothesis_id WHERE h.incident_id = $1`,
       [incidents[0]!.id],
     )
@@ -157,23 +152,23 @@ describe('rules on check events', () => {
     expect(evidence[0]!.description).toContain('HTTP 503')
 
     // The same check failing again while its incident is open adds nothing.
-    await testDb.db.query("SELECT enqueue_event('check.failed', $1::uuid, NULL)", [checkId])
+    await testApp.db.query("SELECT enqueue_event('check.failed', $1::uuid, NULL)", [checkId])
     await events.drain()
     expect(await incidentsOf(ruleId)).toHaveLength(1)
 
-    await setCheckStatus(testDb.db, checkId, true)
+    await setCheckStatus(testApp.db, checkId, true)
     await events.drain()
     incidents = await incidentsOf(ruleId)
     expect(incidents[0]).toMatchObject({ status: 'resolved' })
     expect(incidents[0]!.resolved).not.toBeNull()
-    const { rows: history } = await testDb.db.query<{ type: string; description: string }>(
+    const { rows: history } = await testApp.db.query<{ type: string; description: string }>(
       "SELECT type, description FROM incident_histories WHERE incident_id = $1 AND type = 'incident.status_updated'",
       [incidents[0]!.id],
     )
     expect(history).toEqual([{ type: 'incident.status_updated', description: 'resolved' }])
 
     // A new failure after the incident was resolved opens a new one.
-    await setCheckStatus(testDb.db, checkId, false)
+    await setCheckStatus(testApp.db, checkId, false)
     await events.drain()
     expect((await incidentsOf(ruleId)).map((row) => row.status)).toEqual(['resolved', 'open'])
 
@@ -181,7 +176,7 @@ describe('rules on check events', () => {
     expect(runs.every((run) => run.name === 'IncidentRuleRun')).toBe(true)
     expect(runs.map((run) => run.details.action)).toEqual(['opened', 'deduplicated', 'resolved', 'opened'])
     expect(runs.every((run) => run.status === 'SUCCESS')).toBe(true)
-    await testDb.db.query('UPDATE incident_rules SET deleted_at = now() WHERE id = $1', [ruleId])
+    await testApp.db.query('UPDATE incident_rules SET deleted_at = now() WHERE id = $1', [ruleId])
   })
 
   it('selects checks through their components and waits out an autoResolve timeout', async () => {
@@ -190,36 +185,36 @@ describe('rules on check events', () => {
       template: { title: 'Edge: {{.component.name}} / {{.check.name}}' },
       autoResolve: { timeout: '400ms' },
     })
-    const { canaryId, checkId } = await insertCheck(testDb.db, 'edge-probe')
-    const { rows } = await testDb.db.query<{ id: string }>(
+    const { canaryId, checkId } = await insertCheck(testApp.db, 'edge-probe')
+    const { rows } = await testApp.db.query<{ id: string }>(
       `INSERT INTO components (name, external_id, status, labels, type) VALUES ('cdn', 'cdn', 'healthy', '{"tier":"edge"}', 'service') RETURNING id`,
     )
-    await testDb.db.query('INSERT INTO check_component_relationships (component_id, check_id, canary_id) VALUES ($1, $2, $3)', [rows[0]!.id, checkId, canaryId])
+    await testApp.db.query('INSERT INTO check_component_relationships (component_id, check_id, canary_id) VALUES ($1, $2, $3)', [rows[0]!.id, checkId, canaryId])
     const events = consumer()
-    await setCheckStatus(testDb.db, checkId, false)
+    await setCheckStatus(testApp.db, checkId, false)
     await events.drain()
     expect((await incidentsOf(ruleId))[0]).toMatchObject({ title: 'Edge: cdn / edge-probe', status: 'open', severity: 'medium' })
 
-    await setCheckStatus(testDb.db, checkId, true)
+    await setCheckStatus(testApp.db, checkId, true)
     await events.drain()
     expect((await incidentsOf(ruleId))[0]!.status).toBe('open')
     await new Promise((resolve) => setTimeout(resolve, 500))
     await events.drain()
     expect((await incidentsOf(ruleId))[0]!.status).toBe('resolved')
-    await testDb.db.query('UPDATE incident_rules SET deleted_at = now() WHERE id = $1', [ruleId])
+    await testApp.db.query('UPDATE incident_rules SET deleted_at = now() WHERE id = $1', [ruleId])
   })
 
   it('records a broken rule as a FAILED run without stopping the others', async () => {
     const broken = await addRule('broken-rule', { checks: [{ name: 'x' }], template: { type: 'outage' } })
     const working = await addRule('working-rule', { checks: [{ name: 'billing-*' }] })
-    const { checkId } = await insertCheck(testDb.db, 'billing-api')
-    await setCheckStatus(testDb.db, checkId, false)
+    const { checkId } = await insertCheck(testApp.db, 'billing-api')
+    await setCheckStatus(testApp.db, checkId, false)
     await consumer().drain()
     expect(await incidentsOf(working)).toHaveLength(1)
     const failed = await ruleRuns(broken)
     expect(failed.at(-1)).toMatchObject({ status: 'FAILED' })
     expect(JSON.stringify(failed.at(-1)!.details)).toContain('template.type')
-    await testDb.db.query('UPDATE incident_rules SET deleted_at = now() WHERE id = ANY($1::uuid[])', [[broken, working]])
+    await testApp.db.query('UPDATE incident_rules SET deleted_at = now() WHERE id = ANY($1::uuid[])', [[broken, working]])
   })
 })
 
@@ -240,23 +235,23 @@ describe('end to end with the health engine', () => {
       template: { title: 'Check {{.check.name}} is down', type: 'availability', severity: 'high' },
       autoResolve: { timeout: '0s' },
     })
-    const { checks } = await applyYaml(testDb.db, canaryYaml('loopback', `  http:
+    const { checks } = await applyYaml(testApp.db, canaryYaml('loopback', `  http:
     - {name: loopback-ping, url: "http://127.0.0.1:${port}/", responseCodes: [200]}
 `, '@every 1s'))
     const checkId = checks.get('loopback-ping')!
-    const engine = testEngine(testDb.db, { minIntervalMs: 300 })
-    const events = createEventConsumer({ db: testDb.db, logger, pollMs: 50, handlers: createIncidentRulesHandlers(testDb.db, logger) })
+    const engine = testEngine(testApp.db, { minIntervalMs: 300 })
+    const events = createEventConsumer({ db: testApp.db, logger, pollMs: 50, handlers: createIncidentRulesHandlers(testApp.db, logger) })
     await engine.start()
     await events.start()
     try {
-      const status = async () => (await testDb.db.query<{ status: string | null }>('SELECT status FROM checks_unlogged WHERE check_id = $1', [checkId])).rows[0]?.status
+      const status = async () => (await testApp.db.query<{ status: string | null }>('SELECT status FROM checks_unlogged WHERE check_id = $1', [checkId])).rows[0]?.status
       await waitFor(async () => (await status()) === 'healthy', 15_000)
       expect(await incidentsOf(ruleId)).toHaveLength(0)
 
       await close(server)
       const opened = await waitFor(async () => (await incidentsOf(ruleId))[0], 20_000)
       expect(opened).toMatchObject({ title: 'Check loopback-ping is down', status: 'open' })
-      const { rows: evidence } = await testDb.db.query<{ check_id: string }>(
+      const { rows: evidence } = await testApp.db.query<{ check_id: string }>(
         'SELECT e.check_id FROM evidences e JOIN hypotheses h ON h.id = e.hypothesis_id WHERE h.incident_id = $1',
         [opened.id],
       )

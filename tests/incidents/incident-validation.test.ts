@@ -1,11 +1,11 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Express } from 'express'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { INCIDENT_HISTORY_TYPES } from '#contract/incident-vocabulary.ts'
 import { createDbApp, insertCheck, insertHypothesis, insertIncident, insertPerson, insertTeam } from './incident-fixtures.ts'
 
-let testDb: TestDb
+const testApp = useTestApp()
 let app: Express
 let person: string
 let team: string
@@ -17,20 +17,15 @@ let otherRootId: string
 let checkId: string
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  app = createDbApp(testDb.db)
-  person = await insertPerson(testDb.db, 'responder')
-  team = await insertTeam(testDb.db, person)
-  incidentId = await insertIncident(testDb.db, person, 'payments down')
-  otherIncidentId = await insertIncident(testDb.db, person, 'unrelated')
-  rootId = await insertHypothesis(testDb.db, incidentId, person, 'root')
-  factorId = await insertHypothesis(testDb.db, incidentId, person, 'factor', rootId)
-  otherRootId = await insertHypothesis(testDb.db, otherIncidentId, person, 'root')
-  ;({ checkId } = await insertCheck(testDb.db))
-})
-
-afterAll(async () => {
-  await testDb?.drop()
+  app = createDbApp(testApp.db)
+  person = await insertPerson(testApp.db, 'responder')
+  team = await insertTeam(testApp.db, person)
+  incidentId = await insertIncident(testApp.db, person, 'payments down')
+  otherIncidentId = await insertIncident(testApp.db, person, 'unrelated')
+  rootId = await insertHypothesis(testApp.db, incidentId, person, 'root')
+  factorId = await insertHypothesis(testApp.db, incidentId, person, 'factor', rootId)
+  otherRootId = await insertHypothesis(testApp.db, otherIncidentId, person, 'root')
+  ;({ checkId } = await insertCheck(testApp.db))
 })
 
 const post = (table: string, body: unknown) => request(app).post(`/api/db/${table}`).set('Prefer', 'return=representation').send(body as object)
@@ -101,16 +96,16 @@ describe('incidents', () => {
   })
 
   it('names the failing row of a bulk insert and stores none of them', async () => {
-    const before = await testDb.db.query('SELECT count(*)::int AS n FROM incidents')
+    const before = await testApp.db.query('SELECT count(*)::int AS n FROM incidents')
     const response = await post('incidents', [incident({ title: 'bulk ok' }), incident({ title: 'bulk bad', severity: 'sev1' })])
     expectRejected(response, /^severity must be one of/)
     expect(response.body.details).toContain('[1] severity')
-    const after = await testDb.db.query('SELECT count(*)::int AS n FROM incidents')
+    const after = await testApp.db.query('SELECT count(*)::int AS n FROM incidents')
     expect(after.rows[0]).toEqual(before.rows[0])
   })
 
   it('validates only the fields a PATCH sends', async () => {
-    const id = await insertIncident(testDb.db, person, 'to patch')
+    const id = await insertIncident(testApp.db, person, 'to patch')
     expect((await patch('incidents', `id=eq.${id}`, { title: 'renamed' })).status).toBe(200)
     expect((await patch('incidents', `id=eq.${id}`, { status: 'investigating' })).body[0].status).toBe('investigating')
     expectRejected(await patch('incidents', `id=eq.${id}`, { status: 'fixed' }), /^status must be one of/)
@@ -177,15 +172,15 @@ describe('hypotheses', () => {
   })
 
   it('keeps the nesting on PATCH', async () => {
-    const root = await insertHypothesis(testDb.db, incidentId, person, 'root')
-    const factor = await insertHypothesis(testDb.db, incidentId, person, 'factor', root)
+    const root = await insertHypothesis(testApp.db, incidentId, person, 'root')
+    const factor = await insertHypothesis(testApp.db, incidentId, person, 'factor', root)
     expect((await patch('hypotheses', `id=eq.${factor}`, { status: 'proven' })).status).toBe(200)
     expectRejected(await patch('hypotheses', `id=eq.${factor}`, { status: 'sure' }), /^status must be one of/)
     expectRejected(await patch('hypotheses', `id=eq.${root}`, { type: 'factor' }), /needs parent_id|children/)
     expectRejected(await patch('hypotheses', `id=eq.${factor}`, { parent_id: factorId }), 'a factor hypothesis must be nested under a root hypothesis, not a factor')
     expectRejected(await patch('hypotheses', `id=eq.${factor}`, { parent_id: factor }), 'a hypothesis cannot be its own parent')
     expectRejected(await patch('hypotheses', `incident_id=eq.${incidentId}`, { type: 'root' }), /must target them by id/)
-    const other = await insertHypothesis(testDb.db, incidentId, person, 'root')
+    const other = await insertHypothesis(testApp.db, incidentId, person, 'root')
     expect((await patch('hypotheses', `id=eq.${factor}`, { parent_id: other })).status).toBe(200)
     // Promoting a childless factor to a root detaches it.
     expect((await patch('hypotheses', `id=eq.${factor}`, { type: 'root', parent_id: null })).status).toBe(200)
@@ -253,7 +248,7 @@ describe('comments', () => {
     expectRejected(await post('comments', comment({ comment: ' ' })), 'comment must not be empty')
     expectRejected(await post('comments', comment({ incident_id: undefined })), 'Must select or create an incident')
     expectRejected(await post('comments', comment({ hypothesis_id: otherRootId })), `hypothesis_id ${otherRootId} belongs to another incident`)
-    const { rows } = await testDb.db.query<{ id: string }>(
+    const { rows } = await testApp.db.query<{ id: string }>(
       `INSERT INTO responders (incident_id, type, person_id, created_by) VALUES ($1, 'person', $2, $2) RETURNING id`,
       [otherIncidentId, person],
     )
@@ -299,7 +294,7 @@ describe('incident history', () => {
     const responderId = (await post('responders', { incident_id: id, type: 'person', person_id: person, created_by: person })).body[0].id as string
     expect((await post('comments', { incident_id: id, comment: 'on it', created_by: person, responder_id: responderId })).status).toBe(201)
 
-    const { rows } = await testDb.db.query<{ type: string; description: string | null; hypothesis_id: string | null; evidence_id: string | null; responder_id: string | null; comment_id: string | null }>(
+    const { rows } = await testApp.db.query<{ type: string; description: string | null; hypothesis_id: string | null; evidence_id: string | null; responder_id: string | null; comment_id: string | null }>(
       'SELECT type, description, hypothesis_id, evidence_id, responder_id, comment_id FROM incident_histories WHERE incident_id = $1 ORDER BY created_at, type',
       [id],
     )

@@ -1,6 +1,6 @@
 import express from 'express'
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '#server/db/client.ts'
 import {
   createCredentialStore,
@@ -11,22 +11,17 @@ import { principalOf } from '#server/backend/identity/principal.ts'
 import { routeAccess } from '#server/backend/rbac/route-access.ts'
 import { permissionObjects } from '#server/backend/rbac/access-map.ts'
 import { routeObjects } from '#server/backend/rbac/route-access.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { createTestApp } from '#tests/support/test-app.ts'
 import { personWith } from './rbac-fixture.ts'
 
 describe('credential resolvers and route rules', () => {
-  let testDb: TestDb
+  const testApp = useTestApp()
   let db: Db
 
   beforeAll(async () => {
-    testDb = await createTestDb()
-    db = testDb.db
+    db = testApp.db
   })
-  afterAll(async () => {
-    await testDb?.drop()
-  })
-
   it('tries extra resolvers (e.g. the Kratos cookie) before the console session', async () => {
     const store = createCredentialStore({ db, sessionTtlHours: 1 })
     const seen: string[] = []

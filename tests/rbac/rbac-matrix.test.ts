@@ -1,8 +1,8 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Express } from 'express'
 import type { Db } from '#server/db/client.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { createTestApp } from '#tests/support/test-app.ts'
 import { RANDOM_ID, personWith } from './rbac-fixture.ts'
 
@@ -143,21 +143,16 @@ async function send(app: Express, probe: Probe, headers: Record<string, string>)
 }
 
 describe('role matrix (spec 002 §6) through the real API', () => {
-  let testDb: TestDb
+  const testApp = useTestApp()
   let db: Db
   let app: Express
   const people = new Map<Role, { id: string; headers: Record<string, string> }>()
 
   beforeAll(async () => {
-    testDb = await createTestDb()
-    db = testDb.db
+    db = testApp.db
     app = createTestApp(db).app
     for (const role of ROLES) people.set(role, await personWith(db, [role]))
   })
-  afterAll(async () => {
-    await testDb?.drop()
-  })
-
   it.each(ROLES)('every area × read/write cell for %s matches the spec', async (role) => {
     const person = people.get(role)!
     const mismatches: string[] = []

@@ -1,17 +1,17 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Express } from 'express'
 import type { Db } from '#server/db/client.ts'
 import { mappedRelations } from '#server/backend/rbac/access-map.ts'
 import { createAuthorizer } from '#server/backend/rbac/authorizer.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { createTestApp } from '#tests/support/test-app.ts'
 import { RANDOM_ID, personWith } from './rbac-fixture.ts'
 
 type Person = Awaited<ReturnType<typeof personWith>>
 
 describe('stored permissions: deny, tags, agents, until, resource ids, subjects', () => {
-  let testDb: TestDb
+  const testApp = useTestApp()
   let db: Db
   let app: Express
   let admin: Person
@@ -31,8 +31,7 @@ describe('stored permissions: deny, tags, agents, until, resource ids, subjects'
   }
 
   beforeAll(async () => {
-    testDb = await createTestDb()
-    db = testDb.db
+    db = testApp.db
     app = createTestApp(db).app
     admin = await personWith(db, ['admin'])
     const canary = async (name: string, labels: Record<string, string>, agentId?: string) =>
@@ -49,10 +48,6 @@ describe('stored permissions: deny, tags, agents, until, resource ids, subjects'
     edgeAgent = (await db.query<{ id: string }>(`INSERT INTO agents (name) VALUES ('edge') RETURNING id`)).rows[0]!.id
     edgeCanary = await canary('edge-http', { env: 'dev' }, edgeAgent)
   })
-  afterAll(async () => {
-    await testDb?.drop()
-  })
-
   it('lets a deny beat every allow, for the person or through a role group', async () => {
     const viewer = await personWith(db, ['viewer'])
     expect((await request(app).get('/api/db/canaries').set(viewer.headers)).status).toBe(200)

@@ -1,19 +1,19 @@
 import { pino } from 'pino'
 import request from 'supertest'
 import { parse } from 'yaml'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Express } from 'express'
 import type { Db } from '#server/db/client.ts'
 import { sha256 } from '#server/backend/identity/credentials.ts'
 import { parseExpiry, scopeDenials } from '#server/backend/rbac/access-tokens.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
 import { RANDOM_ID, personWith } from './rbac-fixture.ts'
 
 type Person = Awaited<ReturnType<typeof personWith>>
 
 describe('access tokens, whoami, people and /rbac endpoints', () => {
-  let testDb: TestDb
+  const testApp = useTestApp()
   let db: Db
   let app: Express
   const logLines: string[] = []
@@ -25,18 +25,13 @@ describe('access tokens, whoami, people and /rbac endpoints', () => {
   }
 
   beforeAll(async () => {
-    testDb = await createTestDb()
-    db = testDb.db
+    db = testApp.db
     // Everything at trace level and unredacted: a secret must not reach a line in the first place.
     const logger = pino({ level: 'trace' }, { write: (line: string) => void logLines.push(line) })
     app = createTestApp(db, {}, { logger }).app
     admin = await personWith(db, ['admin'])
     editor = await personWith(db, ['editor'])
   })
-  afterAll(async () => {
-    await testDb?.drop()
-  })
-
   it('parses expiries: never, the default, durations; rejects the rest', () => {
     expect(parseExpiry('never')).toEqual({ ms: null })
     expect(parseExpiry('')).toEqual({ ms: 90 * 86_400_000 })

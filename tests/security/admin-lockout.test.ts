@@ -2,30 +2,21 @@ import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Express } from 'express'
 import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
 import { personWith } from '#tests/rbac/rbac-fixture.ts'
 
 // Issue 10 §4: a deny rule could lock every admin out of rbac, with nothing left to undo it.
-let testDb: TestDb
-let app: Express
-
-beforeAll(async () => {
-  testDb = await createTestDb()
-  app = createTestApp(testDb.db).app
-})
-
-afterAll(async () => {
-  await testDb?.drop()
-})
+const testApp = useTestApp()
 
 type Person = Awaited<ReturnType<typeof personWith>>
 
 function postPermission(headers: Record<string, string>, body: Record<string, unknown>) {
-  return request(app).post('/api/db/permissions').set(headers).set('Prefer', 'return=representation').send(body)
+  return request(testApp.app).post('/api/db/permissions').set(headers).set('Prefer', 'return=representation').send(body)
 }
 
 async function insertDeny(subjectType: string, subject: string, object: string, action: string): Promise<string> {
-  const { rows } = await testDb.db.query<{ id: string }>(
+  const { rows } = await testApp.db.query<{ id: string }>(
     `INSERT INTO permissions (subject_type, subject, object, action, deny) VALUES ($1, $2, $3, $4, true) RETURNING id`,
     [subjectType, subject, object, action],
   )
@@ -36,7 +27,7 @@ describe('no deny can lock every admin out', () => {
   let first: Person
 
   beforeAll(async () => {
-    first = await personWith(testDb.db, ['admin'])
+    first = await personWith(testApp.db, ['admin'])
   })
 
   it('refuses a deny on the admin group over rbac, permissions or everything', async () => {
@@ -52,10 +43,10 @@ describe('no deny can lock every admin out', () => {
       expect(response.status, `${object}:${action} ${JSON.stringify(response.body)}`).toBe(403)
       expect(response.body.message).toMatch(/lock every admin out/)
     }
-    const { rows } = await testDb.db.query(`SELECT 1 FROM permissions WHERE subject = 'admin' AND deny`)
+    const { rows } = await testApp.db.query(`SELECT 1 FROM permissions WHERE subject = 'admin' AND deny`)
     expect(rows).toHaveLength(0)
     // Nor as a casbin role rule, which only admins write.
-    const casbin = await request(app)
+    const casbin = await request(testApp.app)
       .post('/api/db/casbin_rule')
       .set(bearer)
       .send({ ptype: 'p', v0: 'admin', v1: 'rbac', v2: 'update', v3: 'deny', v4: 'true', v5: '' })
@@ -67,11 +58,11 @@ describe('no deny can lock every admin out', () => {
     const alone = await postPermission(first.headers, { subject_type: 'person', subject: first.id, object: 'rbac', action: 'update', deny: true })
     expect(alone.status).toBe(403)
 
-    const second = await personWith(testDb.db, ['admin'])
+    const second = await personWith(testApp.db, ['admin'])
     const team = (
-      await testDb.db.query<{ id: string }>(`INSERT INTO teams (name, created_by) VALUES ('all admins', $1) RETURNING id`, [first.id])
+      await testApp.db.query<{ id: string }>(`INSERT INTO teams (name, created_by) VALUES ('all admins', $1) RETURNING id`, [first.id])
     ).rows[0]!.id
-    await testDb.db.query(`INSERT INTO team_members (team_id, person_id) VALUES ($1, $2), ($1, $3)`, [team, first.id, second.id])
+    await testApp.db.query(`INSERT INTO team_members (team_id, person_id) VALUES ($1, $2), ($1, $3)`, [team, first.id, second.id])
     const byTeam = await postPermission(first.headers, { subject_type: 'team', subject: team, object: '*', action: '*', deny: true })
     expect(byTeam.status).toBe(403)
 
@@ -88,37 +79,37 @@ describe('no deny can lock every admin out', () => {
     const created = await postPermission(first.headers, { subject_type: 'group', subject: 'viewer', object: 'rbac', action: 'update', deny: true })
     expect(created.status).toBe(201)
     const id = (created.body as { id: string }[])[0]!.id
-    const retarget = await request(app).patch(`/api/db/permissions?id=eq.${id}`).set(first.headers).send({ subject: 'admin' })
+    const retarget = await request(testApp.app).patch(`/api/db/permissions?id=eq.${id}`).set(first.headers).send({ subject: 'admin' })
     expect(retarget.status).toBe(403)
-    const bulk = await request(app).patch(`/api/db/permissions?subject=eq.viewer`).set(bearer).send({ subject: 'admin', subject_type: 'group' })
+    const bulk = await request(testApp.app).patch(`/api/db/permissions?subject=eq.viewer`).set(bearer).send({ subject: 'admin', subject_type: 'group' })
     expect(bulk.status).toBe(403)
   })
 
   it('never denies the bootstrap token, so a lock-out that slipped in can be undone', async () => {
-    const admin = await personWith(testDb.db, ['admin'])
-    const { rows } = await testDb.db.query<{ id: string }>(`SELECT id FROM people WHERE name = 'System'`)
+    const admin = await personWith(testApp.db, ['admin'])
+    const { rows } = await testApp.db.query<{ id: string }>(`SELECT id FROM people WHERE name = 'System'`)
     const system = rows[0]!.id
     const onGroup = await insertDeny('group', 'admin', '*', '*')
     const onSystem = await insertDeny('person', system, '*', '*')
-    expect((await request(app).get('/api/db/permissions').set(admin.headers)).status).toBe(403)
+    expect((await request(testApp.app).get('/api/db/permissions').set(admin.headers)).status).toBe(403)
 
-    expect((await request(app).get('/api/db/permissions').set(bearer)).status).toBe(200)
-    expect((await request(app).delete(`/api/db/permissions?id=eq.${onGroup}`).set(bearer)).status).toBe(204)
-    expect((await request(app).delete(`/api/db/permissions?id=eq.${onSystem}`).set(bearer)).status).toBe(204)
-    expect((await request(app).get('/api/db/permissions').set(admin.headers)).status).toBe(200)
+    expect((await request(testApp.app).get('/api/db/permissions').set(bearer)).status).toBe(200)
+    expect((await request(testApp.app).delete(`/api/db/permissions?id=eq.${onGroup}`).set(bearer)).status).toBe(204)
+    expect((await request(testApp.app).delete(`/api/db/permissions?id=eq.${onSystem}`).set(bearer)).status).toBe(204)
+    expect((await request(testApp.app).get('/api/db/permissions').set(admin.headers)).status).toBe(200)
   })
 
   it('lets an admin remove any rule, including a deny that applies to them', async () => {
-    const admin = await personWith(testDb.db, ['admin'])
+    const admin = await personWith(testApp.db, ['admin'])
     const own = await insertDeny('person', admin.id, 'canaries', 'delete')
     const group = await insertDeny('group', 'admin', 'topology', 'delete')
-    const expire = await request(app)
+    const expire = await request(testApp.app)
       .patch(`/api/db/permissions?id=eq.${own}`)
       .set(admin.headers)
       .send({ until: new Date(Date.now() - 1000).toISOString() })
     expect(expire.status).toBe(204)
-    expect((await request(app).delete(`/api/db/permissions?id=eq.${own}`).set(admin.headers)).status).toBe(204)
-    expect((await request(app).patch(`/api/db/permissions?id=eq.${group}`).set(admin.headers).send({ deleted_at: 'now()' })).status).toBe(204)
+    expect((await request(testApp.app).delete(`/api/db/permissions?id=eq.${own}`).set(admin.headers)).status).toBe(204)
+    expect((await request(testApp.app).patch(`/api/db/permissions?id=eq.${group}`).set(admin.headers).send({ deleted_at: 'now()' })).status).toBe(204)
   })
 })
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_TOKEN } from '#tests/support/test-app.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { browserFrom, listenApp, type ListeningApp } from './loopback-clients.ts'
 
 /**
@@ -10,17 +10,15 @@ import { browserFrom, listenApp, type ListeningApp } from './loopback-clients.ts
  */
 
 const BUDGET = 5
-let testDb: TestDb
+const testApp = useTestApp()
 let app: ListeningApp
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  app = await listenApp(testDb.db, { LOOKOUT_RATE_LIMIT_ANONYMOUS_PER_MINUTE: String(BUDGET), LOOKOUT_PUBLIC_HEALTH: 'true' })
+  app = await listenApp(testApp.db, { LOOKOUT_RATE_LIMIT_ANONYMOUS_PER_MINUTE: String(BUDGET), LOOKOUT_PUBLIC_HEALTH: 'true' })
 })
 
 afterAll(async () => {
   await app?.close()
-  await testDb?.drop()
 })
 
 describe('per-client limit on unauthenticated requests', () => {

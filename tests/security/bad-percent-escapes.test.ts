@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureConsoleBuild } from '#tests/support/console-build.ts'
 import { startProcess, type RunningProcess } from '#tests/support/processes.ts'
 import { bearer, createTestApp, TEST_TOKEN } from '#tests/support/test-app.ts'
-import { createEmptyPostgresDatabase, createTestDb, TEST_ENGINE, type TestDb } from '#tests/support/test-db.ts'
+import { createEmptyPostgresDatabase, TEST_ENGINE } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 
 /**
  * Issue 10, item 9: a malformed percent-escape in a path or query (`%zz`, a lone `%`, a cut-off
@@ -40,23 +41,16 @@ function rawGet(base: string, target: string, headers: Record<string, string> = 
 }
 
 describe('malformed percent-escapes (API, in process)', () => {
-  let testDb: TestDb
-  beforeAll(async () => {
-    testDb = await createTestDb()
-  })
-  afterAll(async () => {
-    await testDb?.drop()
-  })
-
+  const testApp = useTestApp()
   it.each(MALFORMED)('%s answers 400 with a clear message', async (target) => {
-    const { app } = createTestApp(testDb.db)
+    const { app } = createTestApp(testApp.db)
     const response = await request(app).get(target).set(bearer)
     expect(response.status).toBe(400)
     expect(response.body.message).toMatch(/percent-escape/)
   })
 
   it('well-formed escapes still reach their handler', async () => {
-    const { app } = createTestApp(testDb.db)
+    const { app } = createTestApp(testApp.db)
     const encoded = await request(app).get('/api/db/checks?name=eq.%E0%A4%A4&select=id').set(bearer)
     expect(encoded.status).toBe(200)
     expect(encoded.body).toEqual([])

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '#server/db/client.ts'
 import { parseEnv } from '#server/env.ts'
 import { parseAllowedTargets, refusalReason, restrictedGuard } from '#server/backend/health/checks/target-guard.ts'
-import { createTestDb, TEST_PG_ADMIN_URL, type TestDb } from '#tests/support/test-db.ts'
+import { TEST_PG_ADMIN_URL } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
 import { personWith } from '#tests/rbac/rbac-fixture.ts'
 import { startLocalServer, testEngine, type LocalServer } from '#tests/health/health-fixtures.ts'
@@ -18,7 +19,7 @@ import { startLocalServer, testEngine, type LocalServer } from '#tests/health/he
 
 type Person = { id: string; headers: Record<string, string> }
 
-let testDb: TestDb
+const testApp = useTestApp()
 let db: Db
 let app: Express
 let lookout: http.Server
@@ -31,8 +32,7 @@ const REFUSED_SELF = /target (127\.0\.0\.1|\[::1\]):\d+ (\(localhost\) )?is an a
 const REFUSED_METADATA = /target 169\.254\.169\.254:80 is a link-local or cloud metadata address; ask an admin to allow it \(LOOKOUT_CHECK_ALLOWED_TARGETS\)/
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  db = testDb.db
+  db = testApp.db
   app = createTestApp(db).app
   lookout = http.createServer(app)
   await new Promise<void>((resolve) => lookout.listen(0, '127.0.0.1', resolve))
@@ -45,7 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await peer?.close()
   await new Promise((resolve) => lookout?.close(resolve))
-  await testDb?.drop()
 })
 
 async function writeCanary(who: Person, name: string, spec: Record<string, unknown>): Promise<Map<string, string>> {

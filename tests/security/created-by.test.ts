@@ -1,15 +1,15 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Express } from 'express'
 import type { Db } from '#server/db/client.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
 import { personWith } from '#tests/rbac/rbac-fixture.ts'
 
 // Issue 10 §9: created_by / updated_by were taken from the body, so anyone could write rows in
 // someone else's name; and an editor could rewrite any person's row (an admin's email included,
 // which hands over their password recovery).
-let testDb: TestDb
+const testApp = useTestApp()
 let db: Db
 let app: Express
 type Person = Awaited<ReturnType<typeof personWith>>
@@ -17,15 +17,10 @@ let editor: Person
 let victim: Person
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  db = testDb.db
+  db = testApp.db
   app = createTestApp(db).app
   editor = await personWith(db, ['editor'])
   victim = await personWith(db, ['admin'])
-})
-
-afterAll(async () => {
-  await testDb?.drop()
 })
 
 async function createdByOf(table: 'teams' | 'incidents', id: string): Promise<string> {

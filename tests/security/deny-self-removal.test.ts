@@ -1,25 +1,20 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Express } from 'express'
 import type { Db } from '#server/db/client.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { createTestApp } from '#tests/support/test-app.ts'
 import { personWith } from '#tests/rbac/rbac-fixture.ts'
 
 // Issue 10 §4: the subject of a deny rule could lift it — delete it, soft-delete it, point it at
 // someone else or let it expire — as long as they could write the permissions table.
-let testDb: TestDb
+const testApp = useTestApp()
 let db: Db
 let app: Express
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  db = testDb.db
+  db = testApp.db
   app = createTestApp(db).app
-})
-
-afterAll(async () => {
-  await testDb?.drop()
 })
 
 /** An editor who also holds rbac:update through a stored permission (the only way a non-admin can). */

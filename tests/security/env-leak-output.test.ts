@@ -3,7 +3,7 @@ import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '#server/db/client.ts'
 import { createRedactor, REDACTED, secretValuesFromEnv } from '#server/ops/secret-redaction.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { bearer, createTestApp, TEST_TOKEN } from '#tests/support/test-app.ts'
 
 // Issue 10, finding 2: an exec check inherited the server's whole environment, so `env` (or a
@@ -23,7 +23,7 @@ const SECRETS: Record<string, string> = {
 }
 const NEEDLES = [TEST_TOKEN, SECRETS.DATABASE_URL!, DB_PASSWORD, 'mail-pa55word-xyz', 'first-admin-password-123', 'upstream-pa55', 'kratos-cookie-secret-value']
 
-let testDb: TestDb
+const testApp = useTestApp()
 let db: Db
 let app: Express
 const saved = new Map<string, string | undefined>()
@@ -33,8 +33,7 @@ beforeAll(async () => {
     saved.set(name, process.env[name])
     process.env[name] = value
   }
-  testDb = await createTestDb()
-  db = testDb.db
+  db = testApp.db
   app = createTestApp(db).app
 })
 
@@ -43,7 +42,6 @@ afterAll(async () => {
     if (value === undefined) delete process.env[name]
     else process.env[name] = value
   }
-  await testDb?.drop()
 })
 
 async function runExec(name: string, script: string, env?: { name: string; value: string }[]) {

@@ -8,7 +8,7 @@ import type { Express } from 'express'
 import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '#server/db/client.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
 import { ROOT } from '#tests/support/processes.ts'
 import { personWith } from '#tests/rbac/rbac-fixture.ts'
@@ -19,7 +19,7 @@ import { syncCanaries } from '#server/backend/health/canary-sync.ts'
 
 type Person = { id: string; token: string; headers: Record<string, string> }
 
-let testDb: TestDb
+const testApp = useTestApp()
 let db: Db
 let app: Express
 let server: http.Server
@@ -62,8 +62,7 @@ function cli(token: string, ...args: string[]): Promise<{ code: number; stdout: 
 }
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  db = testDb.db
+  db = testApp.db
   app = createTestApp(db).app
   server = http.createServer(app)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -80,7 +79,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve))
-  await testDb?.drop()
 })
 
 describe('an editor cannot store anything that runs a process', () => {

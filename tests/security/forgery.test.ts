@@ -9,7 +9,7 @@ import { APP_VERSION } from '#server/boot.ts'
 import { createConsoleHandler } from '#server/console.ts'
 import { createLogger } from '#server/logger.ts'
 import { ensureConsoleBuild } from '#tests/support/console-build.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { TEST_TOKEN, bearer, testEnv } from '#tests/support/test-app.ts'
 
 /**
@@ -23,18 +23,17 @@ import { TEST_TOKEN, bearer, testEnv } from '#tests/support/test-app.ts'
 const PUBLIC_URL = 'http://console.test'
 const ADMIN = { email: 'forgery-admin@example.com', password: 'forgery-Admin-passw0rd!' }
 
-let testDb: TestDb
+const testApp = useTestApp()
 let server: http.Server
 let base = ''
 let session = ''
 
 beforeAll(async () => {
   await ensureConsoleBuild()
-  testDb = await createTestDb()
   const env = testEnv({ LOOKOUT_PUBLIC_URL: PUBLIC_URL, LOOKOUT_ADMIN_EMAIL: ADMIN.email, LOOKOUT_ADMIN_PASSWORD: ADMIN.password })
   const logger = createLogger('silent')
-  const backend = createBackend({ db: testDb.db, env, logger, appVersion: APP_VERSION, consoleUrl: () => PUBLIC_URL })
-  await firstAdminLines(testDb.db, env, PUBLIC_URL, backend)
+  const backend = createBackend({ db: testApp.db, env, logger, appVersion: APP_VERSION, consoleUrl: () => PUBLIC_URL })
+  await firstAdminLines(testApp.db, env, PUBLIC_URL, backend)
   const consoleHandler = await createConsoleHandler({
     isProduction: true,
     getLoadContext: (_req, res) => ({
@@ -43,7 +42,7 @@ beforeAll(async () => {
       publicEnv: { frontendVersion: APP_VERSION, mode: 'embedded' },
     }),
   })
-  const app = createApp({ env, db: testDb.db, logger, embedded: backend.router, console: consoleHandler.handler, isMigrated: () => true })
+  const app = createApp({ env, db: testApp.db, logger, embedded: backend.router, console: consoleHandler.handler, isMigrated: () => true })
   server = http.createServer(app.listener).listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -55,11 +54,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve))
-  await testDb?.drop()
 })
 
 async function propertyValue(name: string): Promise<string | undefined> {
-  const { rows } = await testDb.db.query<{ value: string }>('SELECT value FROM properties WHERE name = $1', [name])
+  const { rows } = await testApp.db.query<{ value: string }>('SELECT value FROM properties WHERE name = $1', [name])
   return rows[0]?.value
 }
 
@@ -82,7 +80,7 @@ describe('cookie-authenticated writes to /api need the console origin', () => {
   })
 
   it('refuses PATCH and DELETE without a matching Origin, leaving the row alone', async () => {
-    await testDb.db.query(`INSERT INTO properties (name, value) VALUES ('forged.target', 'original')`)
+    await testApp.db.query(`INSERT INTO properties (name, value) VALUES ('forged.target', 'original')`)
     const patch = await request(base)
       .patch('/api/db/properties?name=eq.forged.target')
       .set('Cookie', session)
@@ -177,11 +175,11 @@ describe('text/plain and untyped bodies are not JSON or YAML for a session', () 
       .set('Content-Type', 'text/plain')
       .send(yaml('plain-forged'))
     expect(forged.status).toBe(415)
-    expect((await testDb.db.query(`SELECT 1 FROM canaries WHERE name = 'plain-forged'`)).rows).toHaveLength(0)
+    expect((await testApp.db.query(`SELECT 1 FROM canaries WHERE name = 'plain-forged'`)).rows).toHaveLength(0)
 
     const cli = await request(base).post('/api/canary/api/canaries').set(bearer).set('Content-Type', 'text/plain').send(yaml('plain-cli'))
     expect(cli.status).toBeLessThan(300)
-    expect((await testDb.db.query(`SELECT 1 FROM canaries WHERE name = 'plain-cli'`)).rows).toHaveLength(1)
+    expect((await testApp.db.query(`SELECT 1 FROM canaries WHERE name = 'plain-cli'`)).rows).toHaveLength(1)
   })
 
   it('still takes an untyped JSON body from a token (PostgREST clients)', async () => {
@@ -240,7 +238,7 @@ describe('sign-in and sign-out need a gesture', () => {
     expect(page.status).toBe(200)
     expect(page.text).toMatch(new RegExp(`name="identifier"[^>]*value="${ADMIN.email.replace('.', '\\.')}"|value="${ADMIN.email.replace('.', '\\.')}"[^>]*name="identifier"`))
     expect(page.text).not.toContain(ADMIN.password)
-    const sessions = await testDb.db.query(`SELECT 1 FROM identity.sessions WHERE active`)
+    const sessions = await testApp.db.query(`SELECT 1 FROM identity.sessions WHERE active`)
     expect(sessions.rows).toHaveLength(0)
   })
 

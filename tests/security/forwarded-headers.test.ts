@@ -4,13 +4,13 @@ import express from 'express'
 import request from 'supertest'
 import type { AppLoadContext } from '@remix-run/node'
 import type { UiNode } from '@ory/client'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { apiFetch } from '#app/lib/gateway.server.ts'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
 import { tokenHash } from '#server/backend/identity/kratos/sessions.ts'
 import { CONSOLE_SECRET_HEADER, CLIENT_ADDRESS_HEADER, clientAddressMiddleware, consoleClientHeaders } from '#server/ops/client-address.ts'
 import { createTestApp } from '#tests/support/test-app.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { csrfOf } from '#tests/identity/kratos-harness.ts'
 import { browserFrom, listenApp, signIn, type ListeningApp } from './loopback-clients.ts'
 
@@ -25,24 +25,19 @@ import { browserFrom, listenApp, signIn, type ListeningApp } from './loopback-cl
 const EMAIL = 'forwarded@example.com'
 const PASSWORD = 'forwarded headers 12345'
 const SPOOFED = { 'X-Forwarded-For': '203.0.113.9', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'evil.example' }
-let testDb: TestDb
+const testApp = useTestApp()
 const apps: ListeningApp[] = []
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  await createIdentity(testDb.db, { email: EMAIL, firstName: 'F', lastName: 'H', password: PASSWORD })
+  await createIdentity(testApp.db, { email: EMAIL, firstName: 'F', lastName: 'H', password: PASSWORD })
 })
 
 afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()))
 })
 
-afterAll(async () => {
-  await testDb?.drop()
-})
-
 async function start(env: Record<string, string> = {}): Promise<ListeningApp> {
-  const app = await listenApp(testDb.db, env)
+  const app = await listenApp(testApp.db, env)
   apps.push(app)
   return app
 }
@@ -50,7 +45,7 @@ async function start(env: Record<string, string> = {}): Promise<ListeningApp> {
 /** The address the server recorded for the session a Set-Cookie carries (what it took as the client). */
 async function sessionAddress(setCookie: string[] | undefined): Promise<string | null> {
   const token = decodeURIComponent(sessionCookieOf(setCookie).split(';')[0]!.slice('ory_kratos_session='.length))
-  const { rows } = await testDb.db.query<{ ip_address: string | null }>('SELECT ip_address FROM identity.sessions WHERE token_hash = $1', [tokenHash(token)])
+  const { rows } = await testApp.db.query<{ ip_address: string | null }>('SELECT ip_address FROM identity.sessions WHERE token_hash = $1', [tokenHash(token)])
   return rows[0]?.ip_address ?? null
 }
 
@@ -164,7 +159,7 @@ describe('upstream mode', () => {
     })
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
     try {
-      const { app } = createTestApp(testDb.db, { LOOKOUT_MODE: 'upstream', BACKEND_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` })
+      const { app } = createTestApp(testApp.db, { LOOKOUT_MODE: 'upstream', BACKEND_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` })
       // What server.ts puts in the load context for a browser at 198.51.100.7.
       const proven = consoleClientHeaders({ ip: '198.51.100.7' } as IncomingMessage & { ip: string })
       expect((await request(app).get('/api/db/checks').set(proven)).status).toBe(200)

@@ -1,38 +1,27 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Express } from 'express'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
-import { bearer, createTestApp } from '#tests/support/test-app.ts'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '#tests/support/use-test-app.ts'
+import { bearer } from '#tests/support/test-app.ts'
 import { personWith } from '#tests/rbac/rbac-fixture.ts'
 
 // Issue 10 §1: an editor (who holds auth:update by the matrix) could invite an admin and read
 // the admin's one-time sign-in link from the response: admin in one request.
-let testDb: TestDb
-let app: Express
-
-beforeAll(async () => {
-  testDb = await createTestDb()
-  app = createTestApp(testDb.db).app
-})
-
-afterAll(async () => {
-  await testDb?.drop()
-})
+const testApp = useTestApp()
 
 async function outboxFor(email: string) {
-  const { rows } = await testDb.db.query<{ body: string }>(`SELECT body FROM identity.mail_outbox WHERE "to" = $1`, [email])
+  const { rows } = await testApp.db.query<{ body: string }>(`SELECT body FROM identity.mail_outbox WHERE "to" = $1`, [email])
   return rows
 }
 
 async function rolesOf(email: string) {
-  const { rows } = await testDb.db.query<{ roles: string[] }>(`SELECT roles FROM people_roles WHERE email = $1`, [email])
+  const { rows } = await testApp.db.query<{ roles: string[] }>(`SELECT roles FROM people_roles WHERE email = $1`, [email])
   return rows[0]?.roles
 }
 
 describe('invitations cannot grant more than the inviter holds', () => {
   it('refuses an editor inviting an admin, and creates nobody', async () => {
-    const editor = await personWith(testDb.db, ['editor'])
-    const response = await request(app)
+    const editor = await personWith(testApp.db, ['editor'])
+    const response = await request(testApp.app)
       .post('/api/auth/invite_user')
       .set(editor.headers)
       .send({ firstName: 'Eve', lastName: 'Admin', email: 'eve.admin@example.test', role: 'admin' })
@@ -44,8 +33,8 @@ describe('invitations cannot grant more than the inviter holds', () => {
   })
 
   it('lets an editor invite a role it dominates, mailing the link without returning it', async () => {
-    const editor = await personWith(testDb.db, ['editor'])
-    const response = await request(app)
+    const editor = await personWith(testApp.db, ['editor'])
+    const response = await request(testApp.app)
       .post('/api/auth/invite_user')
       .set(editor.headers)
       .send({ firstName: 'Vic', lastName: 'Viewer', email: 'vic.viewer@example.test', role: 'viewer' })
@@ -59,12 +48,12 @@ describe('invitations cannot grant more than the inviter holds', () => {
   })
 
   it('refuses an editor inviting an editor once a deny has taken something editors hold', async () => {
-    const editor = await personWith(testDb.db, ['editor'])
-    await testDb.db.query(
+    const editor = await personWith(testApp.db, ['editor'])
+    await testApp.db.query(
       `INSERT INTO permissions (subject_type, subject, object, action, deny) VALUES ('person', $1, 'playbooks', 'delete', true)`,
       [editor.id],
     )
-    const response = await request(app)
+    const response = await request(testApp.app)
       .post('/api/auth/invite_user')
       .set(editor.headers)
       .send({ email: 'ed.peer@example.test', role: 'editor' })
@@ -73,7 +62,7 @@ describe('invitations cannot grant more than the inviter holds', () => {
   })
 
   it('returns the link to an admin (and mails it too)', async () => {
-    const response = await request(app)
+    const response = await request(testApp.app)
       .post('/api/auth/invite_user')
       .set(bearer)
       .send({ firstName: 'Ada', lastName: 'Admin', email: 'ada.admin@example.test', role: 'admin' })
@@ -81,15 +70,15 @@ describe('invitations cannot grant more than the inviter holds', () => {
     expect(response.body.link).toMatch(/\/api\/\.ory\/self-service\/recovery\?flow=.+&token=.+/)
     expect((await outboxFor('ada.admin@example.test'))[0]!.body).toContain(response.body.link)
 
-    const admin = await personWith(testDb.db, ['admin'])
-    const byPerson = await request(app).post('/api/auth/invite_user').set(admin.headers).send({ email: 'cmd@example.test', role: 'commander' })
+    const admin = await personWith(testApp.db, ['admin'])
+    const byPerson = await request(testApp.app).post('/api/auth/invite_user').set(admin.headers).send({ email: 'cmd@example.test', role: 'commander' })
     expect(byPerson.status).toBe(200)
     expect(byPerson.body.link).toMatch(/token=/)
   })
 
   it('keeps a viewer out entirely (no auth:update)', async () => {
-    const viewer = await personWith(testDb.db, ['viewer'])
-    const response = await request(app).post('/api/auth/invite_user').set(viewer.headers).send({ email: 'x@example.test', role: 'guest' })
+    const viewer = await personWith(testApp.db, ['viewer'])
+    const response = await request(testApp.app).post('/api/auth/invite_user').set(viewer.headers).send({ email: 'x@example.test', role: 'guest' })
     expect(response.status).toBe(403)
   })
 })

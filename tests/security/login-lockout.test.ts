@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { browserFrom, eventually, listenApp, mailsTo, signIn, type ListeningApp } from './loopback-clients.ts'
 
 /**
@@ -12,21 +12,19 @@ import { browserFrom, eventually, listenApp, mailsTo, signIn, type ListeningApp 
 
 const OWNER = 'owner@example.com'
 const PASSWORD = 'the owner knows this one 42'
-let testDb: TestDb
+const testApp = useTestApp()
 let app: ListeningApp
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  app = await listenApp(testDb.db, {
+  app = await listenApp(testApp.db, {
     LOOKOUT_RATE_LIMIT_LOGIN_PER_CLIENT_ACCOUNT: '3',
     LOOKOUT_RATE_LIMIT_LOGIN_PER_ACCOUNT: '8',
   })
-  await createIdentity(testDb.db, { email: OWNER, firstName: 'O', lastName: 'W', password: PASSWORD })
+  await createIdentity(testApp.db, { email: OWNER, firstName: 'O', lastName: 'W', password: PASSWORD })
 })
 
 afterAll(async () => {
   await app?.close()
-  await testDb?.drop()
 })
 
 describe('login lockout', () => {
@@ -63,7 +61,7 @@ describe('login lockout', () => {
     const owner = browserFrom(app, '127.0.0.3')
     expect((await signIn(owner, OWNER, PASSWORD)).status).toBe(429)
 
-    const mails = await eventually(() => mailsTo(testDb.db, OWNER, 'Sign-in to your account was paused'), (rows) => rows.length > 0)
+    const mails = await eventually(() => mailsTo(testApp.db, OWNER, 'Sign-in to your account was paused'), (rows) => rows.length > 0)
     expect(mails).toHaveLength(1)
     const link = /https?:\/\/\S+\/self-service\/login\/unlock\?token=[\w-]+/.exec(mails[0]!.body)?.[0]
     expect(link).toBeDefined()
@@ -80,7 +78,7 @@ describe('login lockout', () => {
     // The attacker's own client stays blocked.
     expect((await signIn(browserFrom(app, '127.0.0.2'), OWNER, PASSWORD)).status).toBe(429)
     // Only one unlock mail for one lockout.
-    expect(await mailsTo(testDb.db, OWNER, 'Sign-in to your account was paused')).toHaveLength(1)
+    expect(await mailsTo(testApp.db, OWNER, 'Sign-in to your account was paused')).toHaveLength(1)
   })
 
   it('counts unknown accounts the same way and mails nobody', async () => {
@@ -88,6 +86,6 @@ describe('login lockout', () => {
     const statuses: number[] = []
     for (let i = 0; i < 4; i++) statuses.push((await signIn(guesser, 'nobody@example.com', `guess ${i}`)).status)
     expect(statuses).toEqual([400, 400, 400, 429])
-    expect(await mailsTo(testDb.db, 'nobody@example.com')).toEqual([])
+    expect(await mailsTo(testApp.db, 'nobody@example.com')).toEqual([])
   })
 })

@@ -1,8 +1,8 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseEnv } from '#server/env.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 
 /**
  * Issue 10, item 9: /metrics (routes, pool sizes, memory, versions) was open to anyone who could
@@ -11,17 +11,10 @@ import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
  */
 const METRICS_TOKEN = 'metrics-scraper-token-0123456789abcdef'
 
-let testDb: TestDb
-beforeAll(async () => {
-  testDb = await createTestDb()
-})
-afterAll(async () => {
-  await testDb?.drop()
-})
-
+const testApp = useTestApp()
 describe('/metrics access', () => {
   it('refuses an anonymous scrape with 401 and a bearer challenge, without any figure', async () => {
-    const { app } = createTestApp(testDb.db, { LOOKOUT_METRICS_TOKEN: METRICS_TOKEN })
+    const { app } = createTestApp(testApp.db, { LOOKOUT_METRICS_TOKEN: METRICS_TOKEN })
     const response = await request(app).get('/metrics')
     expect(response.status).toBe(401)
     expect(response.headers['www-authenticate']).toMatch(/^Bearer/)
@@ -29,14 +22,14 @@ describe('/metrics access', () => {
   })
 
   it('refuses a wrong token, and a token sent any other way than as a bearer', async () => {
-    const { app } = createTestApp(testDb.db, { LOOKOUT_METRICS_TOKEN: METRICS_TOKEN })
+    const { app } = createTestApp(testApp.db, { LOOKOUT_METRICS_TOKEN: METRICS_TOKEN })
     expect((await request(app).get('/metrics').set('Authorization', 'Bearer not-the-token-0123456789abc')).status).toBe(401)
     expect((await request(app).get('/metrics').set('Authorization', `Basic ${METRICS_TOKEN}`)).status).toBe(401)
     expect((await request(app).get(`/metrics?token=${METRICS_TOKEN}`)).status).toBe(401)
   })
 
   it('serves the metrics token and the bootstrap token', async () => {
-    const { app } = createTestApp(testDb.db, { LOOKOUT_METRICS_TOKEN: METRICS_TOKEN })
+    const { app } = createTestApp(testApp.db, { LOOKOUT_METRICS_TOKEN: METRICS_TOKEN })
     const scraped = await request(app).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`)
     expect(scraped.status).toBe(200)
     expect(scraped.text).toContain('lookout_http_requests_total')
@@ -44,7 +37,7 @@ describe('/metrics access', () => {
   })
 
   it('LOOKOUT_METRICS_PUBLIC=true opts back into the open endpoint', async () => {
-    const { app } = createTestApp(testDb.db, { LOOKOUT_METRICS_PUBLIC: 'true' })
+    const { app } = createTestApp(testApp.db, { LOOKOUT_METRICS_PUBLIC: 'true' })
     const response = await request(app).get('/metrics')
     expect(response.status).toBe(200)
     expect(response.text).toContain('lookout_process_cpu_user_seconds_total')

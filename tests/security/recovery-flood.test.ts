@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_CODE_ATTEMPTS } from '#server/backend/identity/kratos/codes.ts'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { csrfOf, lastMailedCode } from '#tests/identity/kratos-harness.ts'
 import { answerOf, browserFrom, eventually, listenApp, mailsTo, requestRecovery, type ListeningApp } from './loopback-clients.ts'
 
@@ -16,22 +16,20 @@ const VICTIM = 'victim@example.com'
 const RECOVERY_SUBJECT = 'Recover access to your account'
 const MAILS_PER_HOUR = 3
 const REQUESTS_PER_CLIENT = 6
-let testDb: TestDb
+const testApp = useTestApp()
 let app: ListeningApp
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  app = await listenApp(testDb.db, {
+  app = await listenApp(testApp.db, {
     LOOKOUT_RATE_LIMIT_CODE_MAILS_PER_ADDRESS: String(MAILS_PER_HOUR),
     LOOKOUT_RATE_LIMIT_CODE_REQUESTS_PER_CLIENT: String(REQUESTS_PER_CLIENT),
   })
-  await createIdentity(testDb.db, { email: VICTIM, firstName: 'V', lastName: 'C', password: 'victim password 12345' })
-  await createIdentity(testDb.db, { email: 'guarded@example.com', firstName: 'G', lastName: 'D', password: 'guarded password 12345' })
+  await createIdentity(testApp.db, { email: VICTIM, firstName: 'V', lastName: 'C', password: 'victim password 12345' })
+  await createIdentity(testApp.db, { email: 'guarded@example.com', firstName: 'G', lastName: 'D', password: 'guarded password 12345' })
 })
 
 afterAll(async () => {
   await app?.close()
-  await testDb?.drop()
 })
 
 /** What a client can see of an answer: status, state and messages, without ids and tokens. */
@@ -47,11 +45,11 @@ describe('recovery flood', () => {
     expect(answers[0]).toEqual({ status: 200, state: 'sent_email', messages: [1060003] })
     expect(answers.every((answer) => JSON.stringify(answer) === JSON.stringify(answers[0]))).toBe(true)
 
-    const mails = await eventually(() => mailsTo(testDb.db, VICTIM, RECOVERY_SUBJECT), (rows) => rows.length >= MAILS_PER_HOUR)
+    const mails = await eventually(() => mailsTo(testApp.db, VICTIM, RECOVERY_SUBJECT), (rows) => rows.length >= MAILS_PER_HOUR)
     // Give any (wrongly) queued extra mail time to land before counting.
     await new Promise((resolve) => setTimeout(resolve, 500))
     expect(mails).toHaveLength(MAILS_PER_HOUR)
-    expect(await mailsTo(testDb.db, VICTIM, RECOVERY_SUBJECT)).toHaveLength(MAILS_PER_HOUR)
+    expect(await mailsTo(testApp.db, VICTIM, RECOVERY_SUBJECT)).toHaveLength(MAILS_PER_HOUR)
   })
 
   it('caps the code requests of one client with a Kratos 429', async () => {
@@ -73,7 +71,7 @@ describe('recovery flood', () => {
     const { data: flow } = await browser.api.createBrowserRecoveryFlow()
     const sent = await answerOf(browser.api.updateRecoveryFlow({ flow: flow.id, updateRecoveryFlowBody: { method: 'code', email: 'guarded@example.com', csrf_token: csrfOf(flow) } }))
     expect(sent.status).toBe(200)
-    const code = await lastMailedCode(testDb.db, 'guarded@example.com', { subject: RECOVERY_SUBJECT })
+    const code = await lastMailedCode(testApp.db, 'guarded@example.com', { subject: RECOVERY_SUBJECT })
     const wrong = code === '000000' ? '111111' : '000000'
     for (let i = 0; i < MAX_CODE_ATTEMPTS; i++) {
       const attempt = await answerOf(browser.api.updateRecoveryFlow({ flow: flow.id, updateRecoveryFlowBody: { method: 'code', code: wrong, csrf_token: csrfOf(flow) } }))

@@ -1,7 +1,7 @@
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIdentity } from '#server/backend/identity/kratos/identities.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { csrfOf } from '#tests/identity/kratos-harness.ts'
 import { answerOf, browserFrom, eventually, listenApp, type ListeningApp, type LoopbackBrowser } from './loopback-clients.ts'
 
@@ -72,14 +72,13 @@ async function startSmtp(): Promise<SmtpServer> {
   }
 }
 
-let testDb: TestDb
+const testApp = useTestApp()
 let smtp: SmtpServer
 let app: ListeningApp
 
 beforeAll(async () => {
-  testDb = await createTestDb()
   smtp = await startSmtp()
-  app = await listenApp(testDb.db, {
+  app = await listenApp(testApp.db, {
     SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
     // This test measures time, not limits: room for every request it makes.
     LOOKOUT_RATE_LIMIT_CODE_MAILS_PER_ADDRESS: '20',
@@ -87,14 +86,13 @@ beforeAll(async () => {
     LOOKOUT_RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10000',
   })
   // One known address per flow kind, so each gets its full hourly allowance of mails.
-  await createIdentity(testDb.db, { email: 'recovers@example.com', firstName: 'K', lastName: 'N', password: 'known password 12345' })
-  await createIdentity(testDb.db, { email: 'verifies@example.com', firstName: 'K', lastName: 'V', password: 'known password 12345' })
+  await createIdentity(testApp.db, { email: 'recovers@example.com', firstName: 'K', lastName: 'N', password: 'known password 12345' })
+  await createIdentity(testApp.db, { email: 'verifies@example.com', firstName: 'K', lastName: 'V', password: 'known password 12345' })
 })
 
 afterAll(async () => {
   await app?.close()
   await smtp?.close()
-  await testDb?.drop()
 })
 
 function median(values: number[]): number {

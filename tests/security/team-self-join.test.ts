@@ -1,27 +1,22 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Express } from 'express'
 import type { Db } from '#server/db/client.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
 import { personWith } from '#tests/rbac/rbac-fixture.ts'
 
 // Issue 10 §4: editors write team_members (database area), and a team can be the subject of a
 // permission: an editor joining a team that holds `*:*` became admin.
-let testDb: TestDb
+const testApp = useTestApp()
 let db: Db
 let app: Express
 let owner: string
 
 beforeAll(async () => {
-  testDb = await createTestDb()
-  db = testDb.db
+  db = testApp.db
   app = createTestApp(db).app
   owner = (await personWith(db, ['admin'])).id
-})
-
-afterAll(async () => {
-  await testDb?.drop()
 })
 
 async function team(name: string, grant?: { object: string; action: string; deny?: boolean }): Promise<string> {

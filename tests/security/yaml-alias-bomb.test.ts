@@ -1,10 +1,10 @@
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parseResourceYaml, getEditorKind } from '#app/lib/resource-editor.ts'
 import { parseCanaryText } from '#contract/canary/canary-document.ts'
 import { parseIncidentRuleSpec } from '#server/backend/incidents/incident-rules.ts'
 import { bearer, createTestApp } from '#tests/support/test-app.ts'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 
 /**
  * Issue 10, item 9: YAML a person sends could make the server expand aliases into gigabytes
@@ -39,17 +39,10 @@ function canaryWithWideAliases(): string {
 const cyclic = 'apiVersion: canaries.flanksource.com/v1\nkind: Canary\nmetadata: {name: loop}\nspec: &s {schedule: "@every 1m", again: *s}'
 const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`
 
-let testDb: TestDb
-beforeAll(async () => {
-  testDb = await createTestDb()
-})
-afterAll(async () => {
-  await testDb?.drop()
-})
-
+const testApp = useTestApp()
 describe('YAML alias bombs and other hostile YAML', () => {
   it('the canary API answers 400 with a clear message, quickly', async () => {
-    const { app } = createTestApp(testDb.db)
+    const { app } = createTestApp(testApp.db)
     for (const [body, pattern] of [
       [billionLaughs(), /alias/i],
       [canaryWithWideAliases(), /alias/i],
@@ -62,12 +55,12 @@ describe('YAML alias bombs and other hostile YAML', () => {
       expect(JSON.stringify(response.body)).toMatch(pattern)
       expect(Date.now() - started).toBeLessThan(5_000)
     }
-    const { rows } = await testDb.db.query("SELECT 1 FROM canaries WHERE name IN ('wide', 'loop')")
+    const { rows } = await testApp.db.query("SELECT 1 FROM canaries WHERE name IN ('wide', 'loop')")
     expect(rows).toHaveLength(0)
   })
 
   it('a legitimate anchor used a few times still works', async () => {
-    const { app } = createTestApp(testDb.db)
+    const { app } = createTestApp(testApp.db)
     const yaml = [
       'apiVersion: canaries.flanksource.com/v1',
       'kind: Canary',
