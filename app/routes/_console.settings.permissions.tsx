@@ -2,7 +2,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { Link, useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
 import { Pencil, Plus, Trash2 } from '#app/components/ui/icons.tsx'
 import { useMemo } from 'react'
-import { PermissionDialog, type Choice, type PermissionChoices } from '#app/components/access/permission-dialog.tsx'
+import { PermissionDialog, type PermissionChoices } from '#app/components/access/permission-dialog.tsx'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { ConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
@@ -12,7 +12,8 @@ import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
 import { hasAccess } from '#app/lib/access.ts'
-import { apiJson, GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
+import { GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
+import { createPermission, deletePermission, findPermissionSummary, listPermissionSummaries, loadPermissionChoices, updatePermission } from '#app/lib/permissions.server.ts'
 import {
   EMPTY_PERMISSION,
   applyPermissionIntent,
@@ -88,53 +89,9 @@ function failure(error: unknown): string {
   throw error
 }
 
-async function listOf<T>(args: ApiArgs, path: string, toChoice: (row: T) => Choice): Promise<Choice[]> {
-  try {
-    const { data: rows } = await apiJson<T[]>(args, path)
-    return Array.isArray(rows) ? rows.map(toChoice) : []
-  } catch (error) {
-    // A list the caller may not read leaves that picker empty rather than failing the dialog.
-    if (error instanceof GatewayError) return []
-    throw error
-  }
-}
-
-type IdName = { id: string; name: string; namespace?: string | null; email?: string | null; type?: string | null; spec?: { title?: string } | null }
-const label = (row: IdName) => (row.namespace ? `${row.namespace}/${row.name}` : row.name)
-
-async function loadChoices(args: ApiArgs): Promise<PermissionChoices> {
-  const [teams, people, notifications, playbooks, configs, components, canaries, connections] = await Promise.all([
-    listOf<IdName>(args, '/db/teams?select=id,name&deleted_at=is.null&order=name.asc', (row) => ({ id: row.id, label: row.name })),
-    listOf<IdName>(args, '/db/people?select=id,name,email&deleted_at=is.null&email=not.is.null&order=name.asc', (row) => ({
-      id: row.id,
-      label: row.email ? `${row.name} (${row.email})` : row.name,
-    })),
-    listOf<IdName>(args, '/db/notifications?select=id,name,namespace&deleted_at=is.null&order=name.asc', (row) => ({ id: row.id, label: label(row) })),
-    listOf<IdName>(args, '/db/playbooks?select=id,name,namespace,spec&deleted_at=is.null&order=name.asc', (row) => ({
-      id: row.id,
-      label: row.spec?.title || label(row),
-    })),
-    listOf<IdName>(args, '/db/configs?select=id,name,type&deleted_at=is.null&order=name.asc&limit=500', (row) => ({
-      id: row.id,
-      label: row.type ? `${row.name} (${row.type})` : row.name,
-    })),
-    listOf<IdName>(args, '/db/components?select=id,name,type&deleted_at=is.null&order=name.asc&limit=500', (row) => ({
-      id: row.id,
-      label: row.type ? `${row.name} (${row.type})` : row.name,
-    })),
-    listOf<IdName>(args, '/db/canaries?select=id,name,namespace&deleted_at=is.null&order=name.asc', (row) => ({ id: row.id, label: label(row) })),
-    listOf<IdName>(args, '/db/connections?select=id,name,namespace,type&deleted_at=is.null&order=name.asc', (row) => ({
-      id: row.id,
-      label: row.type ? `${label(row)} (${row.type})` : label(row),
-    })),
-  ])
-  return { teams, people, notifications, playbooks, configs, components, canaries, connections }
-}
-
 async function loadPermission(args: ApiArgs, id: string): Promise<SummaryRow | null> {
   if (!isUuid(id)) return null
-  const { data: rows } = await apiJson<SummaryRow[]>(args, `/db/permissions_summary?id=eq.${id}`)
-  return Array.isArray(rows) ? (rows[0] ?? null) : null
+  return findPermissionSummary<SummaryRow>(args, id)
 }
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -149,13 +106,9 @@ export async function loader(args: LoaderFunctionArgs) {
   let total = 0
   let loadError: string | null = null
   try {
-    const offset = (page - 1) * PAGE_SIZE
-    const response = await apiJson<SummaryRow[]>(args, `/db/permissions_summary?order=created_at.desc&limit=${PAGE_SIZE}&offset=${offset}`, {
-      headers: { prefer: 'count=exact' },
-    })
-    rows = Array.isArray(response.data) ? response.data : []
-    const range = response.headers.get('content-range') ?? ''
-    total = Number.parseInt(range.split('/')[1] ?? '', 10) || rows.length + offset
+    const listed = await listPermissionSummaries<SummaryRow>(args, page, PAGE_SIZE)
+    rows = listed.rows
+    total = listed.total
   } catch (error) {
     loadError = failure(error)
   }
@@ -173,7 +126,7 @@ export async function loader(args: LoaderFunctionArgs) {
         error = failure(caught)
       }
     }
-    editor = { id, values, choices: await loadChoices(args), error }
+    editor = { id, values, choices: await loadPermissionChoices(args), error }
   }
   // Permission rows are rbac work (decision 008): the API refuses them to anyone without rbac:update,
   // so the controls follow that, not the matrix's `permissions` area.
@@ -190,7 +143,7 @@ export async function action(args: ActionFunctionArgs) {
   if (intent.type === 'delete') {
     if (!isUuid(id)) return data({ intent: 'delete' as const, error: 'No permission was chosen.' }, { status: 400 })
     try {
-      await apiJson(args, `/db/permissions?id=eq.${id}`, { method: 'DELETE' })
+      await deletePermission(args, id)
     } catch (error) {
       return data({ intent: 'delete' as const, error: failure(error) }, { status: 400 })
     }
@@ -209,9 +162,9 @@ export async function action(args: ActionFunctionArgs) {
   try {
     if (id) {
       if (!isUuid(id)) return data({ intent: 'edit' as const, values, errors: { form: 'No such permission.' } as Record<string, string> }, { status: 400 })
-      await apiJson(args, `/db/permissions?id=eq.${id}`, { method: 'PATCH', json: { ...result.payload, updated_by: session.user.id } })
+      await updatePermission(args, id, result.payload, session.user.id)
     } else {
-      await apiJson(args, '/db/permissions', { method: 'POST', json: { ...result.payload, created_by: session.user.id } })
+      await createPermission(args, result.payload, session.user.id)
     }
   } catch (error) {
     // A grant beyond what the author holds comes back 403 with its reason: shown in the dialog.
