@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { TestDb } from '#tests/support/test-db.ts'
+import { useTestApp } from '#tests/support/use-test-app.ts'
 import { getChecksSummary, summaryWindow } from '#server/backend/health/canary-summary.ts'
 
 const HOUR = 3_600_000
@@ -23,23 +24,22 @@ async function rollup(testDb: TestDb, table: 'check_statuses_1h' | 'check_status
 }
 
 describe('health rollups and the summary over them', () => {
-  let testDb: TestDb
+  const testApp = useTestApp()
   let checks: string[]
   const end = new Date(Math.floor(Date.now() / HOUR) * HOUR + 17 * 60_000 + 5_000)
 
   beforeAll(async () => {
-    testDb = await createTestDb()
-    const { rows: canary } = await testDb.db.query<{ id: string }>(
+    const { rows: canary } = await testApp.db.query<{ id: string }>(
       `INSERT INTO canaries (name, namespace, spec, source) VALUES ('rollups', 'default', '{}'::jsonb, 'UI') RETURNING id`,
     )
-    const { rows } = await testDb.db.query<{ id: string }>(
+    const { rows } = await testApp.db.query<{ id: string }>(
       `INSERT INTO checks (canary_id, type, name) SELECT $1, 'http', 'rollup-' || g FROM generate_series(1, 3) g RETURNING id`,
       [canary[0]!.id],
     )
     checks = rows.map((row) => row.id).sort()
     // Three days of runs every 7 minutes; check 1 fails every 5th run, check 2 always passes,
     // check 3 has no runs at all.
-    await testDb.db.query(
+    await testApp.db.query(
       `INSERT INTO check_statuses (check_id, time, status, duration)
        SELECT k.id, $2::timestamptz - g * interval '7 minutes', NOT (k.n = 1 AND g % 5 = 0), 50 + (g * 37) % 400
        FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM unnest($1::uuid[]) AS id) k
@@ -48,19 +48,16 @@ describe('health rollups and the summary over them', () => {
       [checks, end],
     )
   }, 60_000)
-  afterAll(async () => {
-    await testDb?.drop()
-  })
 
   it('keeps hourly and daily buckets equal to the raw rows through inserts and updates', async () => {
-    expect(await rollup(testDb, 'check_statuses_1h')).toEqual(await expectedRollup(testDb, 'hour'))
-    expect(await rollup(testDb, 'check_statuses_1d')).toEqual(await expectedRollup(testDb, 'day'))
+    expect(await rollup(testApp.testDb, 'check_statuses_1h')).toEqual(await expectedRollup(testApp.testDb, 'hour'))
+    expect(await rollup(testApp.testDb, 'check_statuses_1d')).toEqual(await expectedRollup(testApp.testDb, 'day'))
     // Flip outcomes, change durations and move runs into another hour.
-    await testDb.db.query(`UPDATE check_statuses SET status = NOT status, duration = duration + 10 WHERE check_id = $1 AND time > $2`, [checks[0], new Date(end.getTime() - 5 * HOUR)])
-    await testDb.db.query(`UPDATE check_statuses SET time = time - interval '90 minutes' WHERE check_id = $1 AND time > $2`, [checks[1], new Date(end.getTime() - 20 * 60_000)])
-    await testDb.db.query(`UPDATE check_statuses SET is_pushed = true WHERE check_id = $1`, [checks[1]])
-    const hourly = await expectedRollup(testDb, 'hour')
-    const stored = await rollup(testDb, 'check_statuses_1h')
+    await testApp.db.query(`UPDATE check_statuses SET status = NOT status, duration = duration + 10 WHERE check_id = $1 AND time > $2`, [checks[0], new Date(end.getTime() - 5 * HOUR)])
+    await testApp.db.query(`UPDATE check_statuses SET time = time - interval '90 minutes' WHERE check_id = $1 AND time > $2`, [checks[1], new Date(end.getTime() - 20 * 60_000)])
+    await testApp.db.query(`UPDATE check_statuses SET is_pushed = true WHERE check_id = $1`, [checks[1]])
+    const hourly = await expectedRollup(testApp.testDb, 'hour')
+    const stored = await rollup(testApp.testDb, 'check_statuses_1h')
     // Running means may differ from a fresh average by rounding; counts must be exact.
     const byKey = new Map(hourly.map((bucket) => [`${bucket.check_id}|${new Date(bucket.created_at).toISOString()}`, bucket]))
     for (const bucket of stored.filter((b) => b.total > 0)) {
@@ -72,14 +69,14 @@ describe('health rollups and the summary over them', () => {
   })
 
   it('leaves the rollups alone when raw rows are pruned, and rebuilds them on request', async () => {
-    const before = await rollup(testDb, 'check_statuses_1d')
-    await testDb.db.query(`DELETE FROM check_statuses WHERE time < $1`, [new Date(end.getTime() - 2.5 * DAY)])
-    expect(await rollup(testDb, 'check_statuses_1d')).toEqual(before)
-    const { rows } = await testDb.db.query<{ written: number }>(`SELECT lookout.check_rollups_refresh($1) AS written`, [new Date(end.getTime() - DAY)])
+    const before = await rollup(testApp.testDb, 'check_statuses_1d')
+    await testApp.db.query(`DELETE FROM check_statuses WHERE time < $1`, [new Date(end.getTime() - 2.5 * DAY)])
+    expect(await rollup(testApp.testDb, 'check_statuses_1d')).toEqual(before)
+    const { rows } = await testApp.db.query<{ written: number }>(`SELECT lookout.check_rollups_refresh($1) AS written`, [new Date(end.getTime() - DAY)])
     expect(rows[0]!.written).toBeGreaterThan(0)
-    const hourly = await expectedRollup(testDb, 'hour')
+    const hourly = await expectedRollup(testApp.testDb, 'hour')
     const recent = hourly.filter((bucket) => new Date(bucket.created_at).getTime() >= end.getTime() - DAY)
-    const stored = await rollup(testDb, 'check_statuses_1h')
+    const stored = await rollup(testApp.testDb, 'check_statuses_1h')
     for (const bucket of recent) expect(stored).toContainEqual(bucket)
   })
 
@@ -97,9 +94,9 @@ describe('health rollups and the summary over them', () => {
   it('counts uptime and finds the last pass and failure exactly for any window', async () => {
     for (const hours of [0.5, 1, 2.5, 6, 30, 47]) {
       const start = new Date(end.getTime() - hours * HOUR)
-      const summary = await getChecksSummary(testDb.db, { start, end })
+      const summary = await getChecksSummary(testApp.db, { start, end })
       for (const checkId of checks) {
-        const { rows } = await testDb.db.query<{ passed: number; failed: number; last_pass: Date | null; last_fail: Date | null }>(
+        const { rows } = await testApp.db.query<{ passed: number; failed: number; last_pass: Date | null; last_fail: Date | null }>(
           `SELECT count(*) FILTER (WHERE status)::integer AS passed, count(*) FILTER (WHERE NOT status)::integer AS failed,
                   max(time) FILTER (WHERE status) AS last_pass, max(time) FILTER (WHERE NOT status) AS last_fail
            FROM check_statuses WHERE check_id = $1 AND time > $2 AND time <= $3`,
@@ -121,8 +118,8 @@ describe('health rollups and the summary over them', () => {
 
   it('gives exact percentiles for a window without a whole hour, estimates for longer ones', async () => {
     const start = new Date(end.getTime() - 50 * 60_000)
-    const summary = await getChecksSummary(testDb.db, { start, end })
-    const { rows } = await testDb.db.query<{ check_id: string; p: number[] }>(
+    const summary = await getChecksSummary(testApp.db, { start, end })
+    const { rows } = await testApp.db.query<{ check_id: string; p: number[] }>(
       `SELECT check_id, percentile_disc(ARRAY[0.99, 0.97, 0.95]) WITHIN GROUP (ORDER BY duration) AS p
        FROM check_statuses WHERE time > $1 AND time <= $2 GROUP BY check_id`,
       [start, end],
@@ -132,7 +129,7 @@ describe('health rollups and the summary over them', () => {
       const latency = summary.find((entry) => entry.id === row.check_id)!.latency
       expect(latency).toEqual({ p99: row.p[0], p97: row.p[1], p95: row.p[2], rolling1h: 0 })
     }
-    const long = await getChecksSummary(testDb.db, { start: new Date(end.getTime() - 30 * HOUR), end })
+    const long = await getChecksSummary(testApp.db, { start: new Date(end.getTime() - 30 * HOUR), end })
     const latency = long.find((entry) => entry.id === checks[1])!.latency as { p95: number; p99: number }
     expect(latency.p95).toBeGreaterThanOrEqual(50)
     expect(latency.p95).toBeLessThanOrEqual(latency.p99)
