@@ -5,7 +5,7 @@
 // budget: docs/decisions/009-test-shape.md. Ends with one "N passed, N failed" line; each phase's
 // summary line carries its wall time, so the budget can be watched as domains are added.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
@@ -32,7 +32,9 @@ async function postgresReachable() {
 }
 
 let lastSeconds = 0
-function run(label, command, args, env) {
+/** Runs one phase; `report` (if given) is removed first, so a crashed run is never counted from an old one. */
+function run(label, command, args, env, report) {
+  if (report) rmSync(report, { force: true })
   console.log(`\n=== ${label} ===`)
   const started = performance.now()
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } })
@@ -42,7 +44,7 @@ function run(label, command, args, env) {
 }
 
 function countVitest(file, label) {
-  if (!existsSync(file)) return console.log(`${label}: no report (the run crashed)`)
+  if (!existsSync(file)) return `${label}: no report (the run crashed)`
   const report = JSON.parse(readFileSync(file, 'utf8'))
   const passed = report.numPassedTests ?? 0
   const failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0)
@@ -76,7 +78,7 @@ lines.push(`lint: ${lintOk ? 'ok' : 'FAILED'} (${lastSeconds} s)`)
 const pgliteReport = path.join(results, 'vitest-pglite.json')
 run('unit and HTTP tests on PGlite (every file)', process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${pgliteReport}`], {
   LOOKOUT_TEST_ENGINE: 'pglite',
-})
+}, pgliteReport)
 lines.push(countVitest(pgliteReport, 'vitest on PGlite (every file)'))
 
 const pgReachable = await postgresReachable()
@@ -87,7 +89,7 @@ if (pgReachable) {
   run('database tests on the PostgreSQL server (engine-dependent files)', process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${postgresReport}`], {
     LOOKOUT_TEST_ENGINE: 'postgres',
     LOOKOUT_TEST_PG_URL: pgUrl,
-  })
+  }, postgresReport)
   lines.push(countVitest(postgresReport, 'vitest on PostgreSQL (engine-dependent files)'))
 } else {
   console.error(`PostgreSQL is not reachable at ${pgUrl}: start it (see README) or set LOOKOUT_TEST_PG_URL.`)
@@ -125,7 +127,7 @@ function runPlaywright(label, selection, engineEnv) {
     PLAYWRIGHT_JSON_OUTPUT_NAME: report,
     LOOKOUT_CHROMIUM: chromium,
     ...engineEnv,
-  })
+  }, report)
   lines.push(countPlaywright(report, `playwright on ${label} (${selection.name})`))
 }
 
