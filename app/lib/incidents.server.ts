@@ -1,24 +1,25 @@
-import { apiJson, GatewayError, type ApiArgs } from './gateway.server.ts'
+import { z } from 'zod'
+import { dbClient, requireData, requirePage } from './data-client.server.ts'
+import { GatewayError, type ApiArgs } from './gateway.server.ts'
+import { getLinkPlan, LinkSchema } from './incident-forms.ts'
 import { consoleLog } from './log.server.ts'
 import { hasAccess } from './access.ts'
 import { getSwitchedOffNames, isFeatureDisabled } from './features.ts'
 import { getProperties, requireSessionInfo } from './session.server.ts'
 import {
-  buildIncidentListQuery,
-  getTotalFromContentRange,
   isUuid,
   toIlikeTerm,
   type EvidenceTarget,
-  type FieldErrors,
+  type HypothesisStatus,
+  type IncidentStatus,
   type IncidentListParams,
   type LinkPlan,
-  type NewIncidentInput,
   EVIDENCE_TARGET_COLUMN,
 } from './incidents.ts'
 
 /**
- * The incident screens' calls, all through the gateway's `/api/db` (PostgREST) with the
- * browser's credentials, shaped as http-api.md §5 shows the reference client sending them.
+ * The incident screens' calls, all through the data client (`/api/db`, PostgREST) with the
+ * browser's credentials; routes call these named functions and build no queries.
  */
 
 export type PersonRef = { id: string | null; name: string | null; avatar?: string | null }
@@ -113,26 +114,29 @@ export type IncidentDetail = {
 
 export type Option = { id: string; name: string }
 
-const path = (table: string, query: URLSearchParams | string) => `/db/${table}?${query.toString()}`
-
 export async function listIncidents(args: ApiArgs, params: IncidentListParams): Promise<{ rows: IncidentSummaryRow[]; total: number | null }> {
-  const { data, headers } = await apiJson<IncidentSummaryRow[]>(args, path('incident_summary', buildIncidentListQuery(params)), {
-    headers: { prefer: 'count=exact' },
-  })
-  return { rows: Array.isArray(data) ? data : [], total: getTotalFromContentRange(headers.get('content-range')) }
+  let query = dbClient(args).from('incident_summary').select('id,incident_id,title,severity,type,status,created_at,updated_at,commander,responders', { count: 'exact' })
+  if (params.status.length) query = query.in('status', params.status)
+  // Medium matches both spellings, since incidents created elsewhere use the lower-case one.
+  if (params.severity.length) query = query.in('severity', [...new Set(params.severity.flatMap((value) => (value.toLowerCase() === 'medium' ? ['medium', 'Medium'] : [value])))])
+  if (params.type.length) query = query.in('type', params.type)
+  if (params.commander) query = query.eq('commander->>id', params.commander)
+  const term = toIlikeTerm(params.search)
+  if (term) query = query.or(`title.ilike.*${term}*,incident_id.ilike.*${term}*`)
+  const offset = (params.page - 1) * params.pageSize
+  const { rows, total } = requirePage(await query.order(params.sortBy, { ascending: !params.sortDesc }).range(offset, offset + params.pageSize - 1).returns<IncidentSummaryRow[]>())
+  return { rows, total }
 }
 
 export async function listPeople(args: ApiArgs): Promise<Option[]> {
-  const { data } = await apiJson<Array<{ id: string; name: string | null; email: string | null }>>(
-    args,
-    '/db/people?select=id,name,email&deleted_at=is.null&order=name.asc&limit=500',
+  const rows = requireData(
+    await dbClient(args).from('people').select('id,name,email').is('deleted_at', null).order('name').limit(500).returns<Array<{ id: string; name: string | null; email: string | null }>>(),
   )
-  return (Array.isArray(data) ? data : []).map((row) => ({ id: row.id, name: row.name || row.email || row.id }))
+  return (rows ?? []).map((row) => ({ id: row.id, name: row.name || row.email || row.id }))
 }
 
 export async function listTeams(args: ApiArgs): Promise<Option[]> {
-  const { data } = await apiJson<Array<{ id: string; name: string }>>(args, '/db/teams?select=id,name&deleted_at=is.null&order=name.asc&limit=500')
-  return Array.isArray(data) ? data : []
+  return requireData(await dbClient(args).from('teams').select('id,name').is('deleted_at', null).order('name').limit(500).returns<Option[]>()) ?? []
 }
 
 const EVIDENCE_SELECT =
@@ -141,38 +145,28 @@ const EVIDENCE_SELECT =
 /** One incident with everything its page shows; null when it does not exist (or is not visible). */
 export async function getIncidentDetail(args: ApiArgs, id: string): Promise<IncidentDetail | null> {
   if (!isUuid(id)) return null
-  const eq = `eq.${id}`
-  const incidentQuery = new URLSearchParams({
-    id: eq,
-    select: '*,commander:commander_id(id,name,avatar),communicator:communicator_id(id,name,avatar),created_by(id,name,avatar)',
-  })
+  const db = dbClient(args)
   const [incidents, hypotheses, responders, comments, history] = await Promise.all([
-    apiJson<IncidentRow[]>(args, path('incidents', incidentQuery)),
-    apiJson<HypothesisRow[]>(
-      args,
-      path('hypotheses', new URLSearchParams({ incident_id: eq, select: `*,created_by(id,name,avatar),${EVIDENCE_SELECT}`, order: 'created_at.asc' })),
-    ),
-    apiJson<ResponderRow[]>(
-      args,
-      path(
-        'responders',
-        new URLSearchParams({ incident_id: eq, deleted_at: 'is.null', select: 'id,type,created_at,person:person_id(id,name,avatar),team:team_id(id,name,icon)', order: 'created_at.asc' }),
-      ),
-    ),
-    apiJson<CommentRow[]>(args, path('comments', new URLSearchParams({ incident_id: eq, select: 'id,comment,created_at,created_by(id,name,avatar)', order: 'created_at.asc' }))),
-    apiJson<HistoryRow[]>(
-      args,
-      path('incident_histories', new URLSearchParams({ incident_id: eq, select: 'id,type,description,created_at,created_by(id,name,avatar)', order: 'created_at.asc' })),
-    ),
+    db.from('incidents').select('*,commander:commander_id(id,name,avatar),communicator:communicator_id(id,name,avatar),created_by(id,name,avatar)').eq('id', id).returns<IncidentRow[]>(),
+    db.from('hypotheses').select(`*,created_by(id,name,avatar),${EVIDENCE_SELECT}`).eq('incident_id', id).order('created_at').returns<HypothesisRow[]>(),
+    db
+      .from('responders')
+      .select('id,type,created_at,person:person_id(id,name,avatar),team:team_id(id,name,icon)')
+      .eq('incident_id', id)
+      .is('deleted_at', null)
+      .order('created_at')
+      .returns<ResponderRow[]>(),
+    db.from('comments').select('id,comment,created_at,created_by(id,name,avatar)').eq('incident_id', id).order('created_at').returns<CommentRow[]>(),
+    db.from('incident_histories').select('id,type,description,created_at,created_by(id,name,avatar)').eq('incident_id', id).order('created_at').returns<HistoryRow[]>(),
   ])
-  const incident = incidents.data?.[0]
+  const incident = requireData(incidents)?.[0]
   if (!incident) return null
   return {
     incident,
-    hypotheses: (hypotheses.data ?? []).map((row) => ({ ...row, evidences: row.evidences ?? [] })),
-    responders: responders.data ?? [],
-    comments: comments.data ?? [],
-    history: history.data ?? [],
+    hypotheses: (requireData(hypotheses) ?? []).map((row) => ({ ...row, evidences: row.evidences ?? [] })),
+    responders: requireData(responders) ?? [],
+    comments: requireData(comments) ?? [],
+    history: requireData(history) ?? [],
   }
 }
 
@@ -183,23 +177,27 @@ export function getWriteErrorMessage(error: unknown): string | null {
   return error.message || `Request failed with status ${error.status}`
 }
 
-export async function createIncident(args: ApiArgs, userId: string, input: NewIncidentInput): Promise<{ id: string }> {
-  const { data } = await apiJson<Array<{ id: string }>>(args, '/db/incidents?select=id', {
-    method: 'POST',
-    json: {
-      title: input.title,
-      severity: input.severity,
-      type: input.type,
-      description: input.description,
-      status: input.status,
-      created_by: userId,
-      commander_id: userId,
-      communicator_id: userId,
-    },
-    headers: { prefer: 'return=representation' },
-  })
-  const id = data?.[0]?.id
-  if (!id) throw new GatewayError(502, 'The incident was not returned after creation', 'http', data)
+export type NewIncident = { title: string; type: string; severity: string; status: IncidentStatus; description: string }
+
+export async function createIncident(args: ApiArgs, userId: string, input: NewIncident): Promise<{ id: string }> {
+  const rows = requireData(
+    await dbClient(args)
+      .from('incidents')
+      .insert({
+        title: input.title,
+        severity: input.severity,
+        type: input.type,
+        description: input.description,
+        status: input.status,
+        created_by: userId,
+        commander_id: userId,
+        communicator_id: userId,
+      })
+      .select('id')
+      .returns<Array<{ id: string }>>(),
+  )
+  const id = rows?.[0]?.id
+  if (!id) throw new GatewayError(502, 'The incident was not returned after creation', 'http', rows)
   return { id }
 }
 
@@ -208,20 +206,22 @@ export async function createHypothesis(
   userId: string,
   input: { incidentId: string; title: string; type: string; parentId?: string | null; status?: string },
 ): Promise<{ id: string }> {
-  const { data } = await apiJson<Array<{ id: string }>>(args, '/db/hypotheses?select=id', {
-    method: 'POST',
-    json: {
-      incident_id: input.incidentId,
-      title: input.title,
-      status: input.status ?? 'possible',
-      type: input.type,
-      created_by: userId,
-      ...(input.parentId ? { parent_id: input.parentId } : {}),
-    },
-    headers: { prefer: 'return=representation' },
-  })
-  const id = data?.[0]?.id
-  if (!id) throw new GatewayError(502, 'The hypothesis was not returned after creation', 'http', data)
+  const rows = requireData(
+    await dbClient(args)
+      .from('hypotheses')
+      .insert({
+        incident_id: input.incidentId,
+        title: input.title,
+        status: input.status ?? 'possible',
+        type: input.type,
+        created_by: userId,
+        ...(input.parentId ? { parent_id: input.parentId } : {}),
+      })
+      .select('id')
+      .returns<Array<{ id: string }>>(),
+  )
+  const id = rows?.[0]?.id
+  if (!id) throw new GatewayError(502, 'The hypothesis was not returned after creation', 'http', rows)
   return { id }
 }
 
@@ -231,27 +231,76 @@ export async function createEvidence(
   input: { hypothesisId: string; target: EvidenceTarget; description: string },
 ): Promise<void> {
   const column = EVIDENCE_TARGET_COLUMN[input.target.type]
-  await apiJson(args, '/db/evidences', {
-    method: 'POST',
-    json: {
-      hypothesis_id: input.hypothesisId,
-      created_by: userId,
-      type: input.target.type,
-      description: input.description,
-      evidence: null,
-      [column]: input.target[column],
-    },
-    headers: { prefer: 'return=minimal' },
-  })
+  requireData(
+    await dbClient(args)
+      .from('evidences')
+      .insert({
+        hypothesis_id: input.hypothesisId,
+        created_by: userId,
+        type: input.target.type,
+        description: input.description,
+        evidence: null,
+        [column]: input.target[column],
+      }),
+  )
 }
 
-/** Writes one row by id (PATCH with `id=eq.`), answering the API's message on failure. */
-export async function patchRow(args: ApiArgs, table: string, id: string, body: Record<string, unknown>): Promise<void> {
-  await apiJson(args, `/db/${table}?id=eq.${encodeURIComponent(id)}`, { method: 'PATCH', json: body, headers: { prefer: 'return=minimal' } })
+/** Writes one row by id, answering the API's message on failure. */
+async function patchRow(args: ApiArgs, table: string, id: string, body: Record<string, unknown>): Promise<void> {
+  requireData(await dbClient(args).from(table).update(body).eq('id', id))
 }
 
-export async function postRow(args: ApiArgs, table: string, body: Record<string, unknown>): Promise<void> {
-  await apiJson(args, `/db/${table}`, { method: 'POST', json: body, headers: { prefer: 'return=minimal' } })
+async function postRow(args: ApiArgs, table: string, body: Record<string, unknown>): Promise<void> {
+  requireData(await dbClient(args).from(table).insert(body))
+}
+
+/** A resolved or closed incident records when that happened. */
+export async function updateIncidentStatus(args: ApiArgs, incidentId: string, status: IncidentStatus): Promise<void> {
+  const now = new Date().toISOString()
+  await patchRow(args, 'incidents', incidentId, { status, ...(status === 'resolved' ? { resolved: now } : status === 'closed' ? { closed: now } : {}) })
+}
+
+export async function updateIncidentDetails(
+  args: ApiArgs,
+  incidentId: string,
+  input: { severity: string; type: string; commanderId: string | null; communicatorId: string | null },
+): Promise<void> {
+  await patchRow(args, 'incidents', incidentId, { severity: input.severity, type: input.type, commander_id: input.commanderId, communicator_id: input.communicatorId })
+}
+
+export async function addResponder(args: ApiArgs, userId: string, incidentId: string, responder: { kind: 'person' | 'team'; id: string }): Promise<void> {
+  // A team is reached through its own channel; the reference stores those as email responders.
+  await postRow(
+    args,
+    'responders',
+    responder.kind === 'person'
+      ? { incident_id: incidentId, type: 'person', person_id: responder.id, created_by: userId }
+      : { incident_id: incidentId, type: 'email', team_id: responder.id, created_by: userId },
+  )
+}
+
+export async function removeResponder(args: ApiArgs, responderId: string): Promise<void> {
+  await patchRow(args, 'responders', responderId, { deleted_at: 'now()' })
+}
+
+export async function updateHypothesisStatus(args: ApiArgs, hypothesisId: string, status: HypothesisStatus): Promise<void> {
+  await patchRow(args, 'hypotheses', hypothesisId, { status })
+}
+
+/** Leaving the definition of done also clears done, which only means something inside it. */
+export async function setEvidenceDefinitionOfDone(args: ApiArgs, evidenceId: string, value: boolean): Promise<void> {
+  await patchRow(args, 'evidences', evidenceId, { definition_of_done: value, ...(value ? {} : { done: false }) })
+}
+
+export async function setEvidenceDone(args: ApiArgs, evidenceId: string, value: boolean): Promise<void> {
+  await patchRow(args, 'evidences', evidenceId, { done: value })
+}
+
+export async function addComment(args: ApiArgs, userId: string, incidentId: string, comment: string): Promise<void> {
+  // A comment by one of the incident's responders is attributed to that responder, which
+  // is what puts it on the timeline (the trigger writes responder.commented only then).
+  const responderId = await findResponderId(args, incidentId, userId)
+  await postRow(args, 'comments', { incident_id: incidentId, comment, created_by: userId, ...(responderId ? { responder_id: responderId } : {}) })
 }
 
 export type IncidentOption = { id: string; incident_id: string; title: string; status: string; severity: string }
@@ -259,11 +308,11 @@ export type HypothesisOption = { id: string; title: string; type: string; status
 
 /** The dialog's incident search (001 §2); failures are logged and answer an empty list (001 §8). */
 export async function searchIncidentOptions(args: ApiArgs, text: string): Promise<IncidentOption[]> {
-  const query = new URLSearchParams({ select: 'id,incident_id,title,status,severity', order: 'created_at.desc', limit: '20' })
+  let query = dbClient(args).from('incidents').select('id,incident_id,title,status,severity')
   const term = toIlikeTerm(text)
-  if (term) query.set('or', `(title.ilike.*${term}*,incident_id.ilike.*${term}*)`)
+  if (term) query = query.or(`title.ilike.*${term}*,incident_id.ilike.*${term}*`)
   try {
-    const { data } = await apiJson<unknown>(args, path('incidents', query))
+    const data: unknown = requireData(await query.order('created_at', { ascending: false }).limit(20))
     if (!Array.isArray(data)) {
       consoleLog.warn({ data }, 'incident search answered something other than a list')
       return []
@@ -279,8 +328,8 @@ export async function searchIncidentOptions(args: ApiArgs, text: string): Promis
 export async function getIncidentOption(args: ApiArgs, id: string): Promise<IncidentOption | null> {
   if (!isUuid(id)) return null
   try {
-    const { data } = await apiJson<IncidentOption[]>(args, path('incidents', new URLSearchParams({ id: `eq.${id}`, select: 'id,incident_id,title,status,severity' })))
-    return data?.[0] ?? null
+    const rows = requireData(await dbClient(args).from('incidents').select('id,incident_id,title,status,severity').eq('id', id).returns<IncidentOption[]>())
+    return rows?.[0] ?? null
   } catch (error) {
     if (error instanceof Response) throw error
     consoleLog.warn({ err: error }, 'incident lookup failed')
@@ -291,10 +340,7 @@ export async function getIncidentOption(args: ApiArgs, id: string): Promise<Inci
 export async function listHypothesisOptions(args: ApiArgs, incidentId: string): Promise<HypothesisOption[]> {
   if (!isUuid(incidentId)) return []
   try {
-    const { data } = await apiJson<unknown>(
-      args,
-      path('hypotheses', new URLSearchParams({ incident_id: `eq.${incidentId}`, select: 'id,title,type,status', order: 'created_at.asc' })),
-    )
+    const data: unknown = requireData(await dbClient(args).from('hypotheses').select('id,title,type,status').eq('incident_id', incidentId).order('created_at'))
     if (!Array.isArray(data)) return []
     return data as HypothesisOption[]
   } catch (error) {
@@ -304,7 +350,7 @@ export async function listHypothesisOptions(args: ApiArgs, incidentId: string): 
   }
 }
 
-export type LinkOutcome = { ok: true; incidentId: string } | { ok: false; errors: FieldErrors }
+export type LinkOutcome = { ok: true; incidentId: string } | { ok: false; message: string }
 
 /**
  * Runs the link: incident (created when new), hypothesis (created when new, `possible`/`root`),
@@ -321,7 +367,7 @@ export async function runLinkPlan(args: ApiArgs, userId: string, plan: LinkPlan)
   } catch (error) {
     if (error instanceof Response) throw error
     consoleLog.warn({ err: error }, 'link to incident: creating the incident failed')
-    return { ok: false, errors: { form: getWriteErrorMessage(error) ?? 'The incident could not be created' } }
+    return { ok: false, message: getWriteErrorMessage(error) ?? 'The incident could not be created' }
   }
   let hypothesisId: string
   try {
@@ -332,16 +378,36 @@ export async function runLinkPlan(args: ApiArgs, userId: string, plan: LinkPlan)
   } catch (error) {
     if (error instanceof Response) throw error
     consoleLog.warn({ err: error }, 'link to incident: creating the hypothesis failed')
-    return { ok: false, errors: { form: getWriteErrorMessage(error) ?? 'The hypothesis could not be created' } }
+    return { ok: false, message: getWriteErrorMessage(error) ?? 'The hypothesis could not be created' }
   }
   try {
     await createEvidence(args, userId, { hypothesisId, target: plan.target, description: plan.description })
   } catch (error) {
     if (error instanceof Response) throw error
     consoleLog.warn({ err: error }, 'link to incident: creating the evidence failed')
-    return { ok: false, errors: { form: getWriteErrorMessage(error) ?? 'The evidence could not be added' } }
+    return { ok: false, message: getWriteErrorMessage(error) ?? 'The evidence could not be added' }
   }
   return { ok: true, incidentId }
+}
+
+/**
+ * The link form's schema with its server step, for both of the form's actions (the dialog's
+ * fetcher and the no-JavaScript page): a valid form runs the link, and a missing evidence
+ * target or a failed step becomes the form's error. Its value is the incident's id.
+ */
+export function getLinkActionSchema(args: ApiArgs, userId: string, target: EvidenceTarget | null) {
+  return LinkSchema.transform(async (value, ctx) => {
+    if (!target) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'Nothing to link: the evidence target is missing or invalid' })
+      return z.NEVER
+    }
+    const outcome = await runLinkPlan(args, userId, getLinkPlan(target, value))
+    if (!outcome.ok) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: outcome.message })
+      return z.NEVER
+    }
+    return outcome.incidentId
+  })
 }
 
 /**
@@ -357,7 +423,8 @@ export async function canLinkToIncident(args: ApiArgs): Promise<boolean> {
 /** The signed-in person's responder row on an incident, if they are one. */
 export async function findResponderId(args: ApiArgs, incidentId: string, personId: string): Promise<string | null> {
   if (!isUuid(incidentId) || !isUuid(personId)) return null
-  const query = new URLSearchParams({ incident_id: `eq.${incidentId}`, person_id: `eq.${personId}`, deleted_at: 'is.null', select: 'id', limit: '1' })
-  const { data } = await apiJson<Array<{ id: string }>>(args, path('responders', query))
-  return data?.[0]?.id ?? null
+  const rows = requireData(
+    await dbClient(args).from('responders').select('id').eq('incident_id', incidentId).eq('person_id', personId).is('deleted_at', null).limit(1).returns<Array<{ id: string }>>(),
+  )
+  return rows?.[0]?.id ?? null
 }

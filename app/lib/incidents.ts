@@ -12,9 +12,9 @@ import { isUuid, type EvidenceTarget } from './evidence-target.ts'
 
 /**
  * The incident screens' pure rules (spec 000 §4, 001 §2, §4, §5): vocabularies with labels,
- * badge colours, list URL state, form validation with the spec's messages, and the evidence
- * target of the link-to-incident dialog. The vocabularies come from the backend's pure module
- * so the UI never offers a value the API refuses.
+ * badge colours, list URL state, the spec's form messages (the forms' schemas are in
+ * incident-forms.ts) and the evidence target of the link-to-incident dialog. The vocabularies
+ * come from the shared contract so the UI never offers a value the API refuses.
  */
 
 export { HYPOTHESIS_PARENT_TYPE, HYPOTHESIS_STATUSES, HYPOTHESIS_TYPES, INCIDENT_STATUSES, INCIDENT_TYPES }
@@ -184,28 +184,6 @@ export function toIlikeTerm(text: string): string {
   return text.replace(/[*,()"\\]/g, ' ').trim()
 }
 
-/**
- * The `/db/incident_summary` query for the list. Medium matches both spellings, since incidents
- * created elsewhere use the lower-case one.
- */
-export function buildIncidentListQuery(params: IncidentListParams): URLSearchParams {
-  const query = new URLSearchParams()
-  query.set('select', 'id,incident_id,title,severity,type,status,created_at,updated_at,commander,responders')
-  if (params.status.length) query.set('status', `in.(${params.status.join(',')})`)
-  if (params.severity.length) {
-    const severities = new Set(params.severity.flatMap((value) => (value.toLowerCase() === 'medium' ? ['medium', 'Medium'] : [value])))
-    query.set('severity', `in.(${[...severities].join(',')})`)
-  }
-  if (params.type.length) query.set('type', `in.(${params.type.join(',')})`)
-  if (params.commander) query.set('commander->>id', `eq.${params.commander}`)
-  const term = toIlikeTerm(params.search)
-  if (term) query.set('or', `(title.ilike.*${term}*,incident_id.ilike.*${term}*)`)
-  query.set('order', `${params.sortBy}.${params.sortDesc ? 'desc' : 'asc'}`)
-  query.set('limit', String(params.pageSize))
-  query.set('offset', String((params.page - 1) * params.pageSize))
-  return query
-}
-
 /** The URL of the list with some parameters changed; paging restarts when a filter changes. */
 export function incidentListHref(current: URLSearchParams, changes: Record<string, string | null>): string {
   const next = new URLSearchParams(current)
@@ -218,14 +196,6 @@ export function incidentListHref(current: URLSearchParams, changes: Record<strin
   return text ? `/incidents?${text}` : '/incidents'
 }
 
-/** `0-49/1234` → 1234; missing or `*` → null. */
-export function getTotalFromContentRange(header: string | null): number | null {
-  const total = header?.split('/')[1]
-  if (!total || total === '*') return null
-  const parsed = Number(total)
-  return Number.isFinite(parsed) ? parsed : null
-}
-
 // ---------------------------------------------------------------------------------------------
 // Forms
 
@@ -236,100 +206,16 @@ export const INCIDENT_REQUIRED = 'Must select or create an incident'
 export const HYPOTHESIS_REQUIRED = 'Must select or create a hypothesis'
 export const LINK_SUCCESS = 'Linked to incident successfully'
 
-export type FieldErrors = Record<string, string>
-
-export type NewIncidentInput = { title: string; type: string; severity: string; status: IncidentStatus; description: string }
-
-/** Create incident: title, type and severity required with the spec's messages; status defaults to open. */
-export function validateNewIncident(form: { title?: unknown; type?: unknown; severity?: unknown; status?: unknown; description?: unknown }):
-  | { value: NewIncidentInput; errors: null }
-  | { value: null; errors: FieldErrors } {
-  const errors: FieldErrors = {}
-  const title = typeof form.title === 'string' ? form.title.trim() : ''
-  if (!title) errors.title = REQUIRED_MESSAGE
-  else if (title.length > 500) errors.title = 'Title must be at most 500 characters'
-  if (!isIncidentType(form.type)) errors.type = TYPE_REQUIRED
-  if (!isSeverityOption(form.severity)) errors.severity = SEVERITY_REQUIRED
-  const status = form.status === undefined || form.status === null || form.status === '' ? 'open' : form.status
-  if (!isIncidentStatus(status)) errors.status = `Status must be one of ${INCIDENT_STATUSES.join(', ')}`
-  if (Object.keys(errors).length) return { value: null, errors }
-  const description = typeof form.description === 'string' ? form.description : ''
-  return { value: { title, type: form.type as string, severity: form.severity as string, status: status as IncidentStatus, description }, errors: null }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Link to incident
 
 export const NEW_OPTION = 'new'
-
-export type LinkFormValues = {
-  incident: string
-  incidentTitle: string
-  incidentType: string
-  severity: string
-  hypothesis: string
-  hypothesisTitle: string
-  description: string
-}
 
 export type LinkPlan = {
   target: EvidenceTarget
   description: string
   incident: { kind: 'existing'; id: string } | { kind: 'new'; title: string; type: string; severity: string }
   hypothesis: { kind: 'existing'; id: string } | { kind: 'new'; title: string }
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : ''
-}
-
-export function readLinkFormValues(get: (name: string) => unknown): LinkFormValues {
-  return {
-    incident: text(get('incident')),
-    incidentTitle: text(get('incident_title')),
-    incidentType: text(get('incident_type')),
-    severity: text(get('severity')),
-    hypothesis: text(get('hypothesis')),
-    hypothesisTitle: text(get('hypothesis_title')),
-    description: text(get('description')),
-  }
-}
-
-/**
- * The link form's rules (001 §5): an incident picked or created; for an existing incident a
- * hypothesis picked or created; for a new one type and severity, and the hypothesis defaults
- * to the incident title.
- */
-export function validateLink(target: EvidenceTarget, values: LinkFormValues): { plan: LinkPlan; errors: null } | { plan: null; errors: FieldErrors } {
-  const errors: FieldErrors = {}
-  const isNewIncident = values.incident === NEW_OPTION
-  const incidentTitle = values.incidentTitle.trim()
-  if (isNewIncident) {
-    if (!incidentTitle) errors.incident_title = INCIDENT_REQUIRED
-    if (!isIncidentType(values.incidentType)) errors.incident_type = TYPE_REQUIRED
-    if (!isSeverityOption(values.severity)) errors.severity = SEVERITY_REQUIRED
-  } else if (!isUuid(values.incident)) {
-    errors.incident = INCIDENT_REQUIRED
-  }
-  const isNewHypothesis = values.hypothesis === NEW_OPTION
-  const hypothesisTitle = values.hypothesisTitle.trim()
-  if (isUuid(values.incident)) {
-    if (isNewHypothesis ? !hypothesisTitle : !isUuid(values.hypothesis)) errors.hypothesis = HYPOTHESIS_REQUIRED
-  }
-  if (Object.keys(errors).length) return { plan: null, errors }
-  const description = values.description.trim() || target.description
-  return {
-    errors: null,
-    plan: {
-      target,
-      description,
-      incident: isNewIncident ? { kind: 'new', title: incidentTitle, type: values.incidentType, severity: values.severity } : { kind: 'existing', id: values.incident },
-      hypothesis:
-        isNewIncident || isNewHypothesis
-          ? { kind: 'new', title: hypothesisTitle || incidentTitle }
-          : { kind: 'existing', id: values.hypothesis },
-    },
-  }
 }
 
 /** Exactly one hypothesis is picked for the user (001 §2); otherwise they choose. */
@@ -410,24 +296,6 @@ export function formatTimestamp(value: string | null | undefined): string {
   const date = new Date(value)
   if (Number.isNaN(date.getTime())) return value
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`
-}
-
-/** The dialog page's URL with everything the user typed, so a failed plain post loses nothing. */
-export function linkPageHref(fields: Array<[string, string]>, values: LinkFormValues, errors: FieldErrors, returnTo: string): string {
-  const params = new URLSearchParams(fields)
-  const named: Array<[string, string]> = [
-    ['incident', values.incident],
-    ['incident_title', values.incidentTitle],
-    ['incident_type', values.incidentType],
-    ['severity', values.severity],
-    ['hypothesis', values.hypothesis],
-    ['hypothesis_title', values.hypothesisTitle],
-    ['note', values.description],
-  ]
-  for (const [name, value] of named) if (value) params.set(name, value)
-  for (const [name, message] of Object.entries(errors)) params.set(`err_${name}`, message)
-  if (returnTo) params.set('returnTo', returnTo)
-  return `/incidents/link?${params.toString()}`
 }
 
 /** Only paths inside the console, never another origin. */

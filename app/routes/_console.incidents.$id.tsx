@@ -1,6 +1,9 @@
+import { getFormProps, getSelectProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
 import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
+import { z } from 'zod'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ErrorList } from '#app/components/forms.tsx'
 import { HypothesisTree } from '#app/components/incidents/hypothesis-tree.tsx'
@@ -10,23 +13,25 @@ import { InlineError } from '#app/components/inline-error.tsx'
 import { Toast } from '#app/components/toast.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { hasAccess } from '#app/lib/access.ts'
+import { CommentSchema, IncidentActionSchema, IncidentDetailsSchema, AddResponderSchema, StatusChangeSchema, type IncidentAction } from '#app/lib/incident-forms.ts'
+import { describeHistory, formatTimestamp, INCIDENT_STATUSES, isUuid, labelOf } from '#app/lib/incidents.ts'
 import {
-  describeHistory,
-  formatTimestamp,
-  HYPOTHESIS_TYPES,
-  INCIDENT_STATUSES,
-  isHypothesisStatus,
-  isIncidentStatus,
-  isIncidentType,
-  isSeverityOption,
-  isUuid,
-  labelOf,
-  REQUIRED_MESSAGE,
-  SEVERITY_REQUIRED,
-  TYPE_REQUIRED,
-} from '#app/lib/incidents.ts'
-import { createHypothesis, findResponderId, getIncidentDetail, getWriteErrorMessage, listPeople, listTeams, patchRow, postRow } from '#app/lib/incidents.server.ts'
+  addComment,
+  addResponder,
+  createHypothesis,
+  getIncidentDetail,
+  getWriteErrorMessage,
+  listPeople,
+  listTeams,
+  removeResponder,
+  setEvidenceDefinitionOfDone,
+  setEvidenceDone,
+  updateHypothesisStatus,
+  updateIncidentDetails,
+  updateIncidentStatus,
+} from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
+import type { ApiArgs } from '#app/lib/gateway.server.ts'
 import { errorResponse, requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 
@@ -52,108 +57,92 @@ export async function loader(args: LoaderFunctionArgs) {
   }
 }
 
-type ActionError = { intent: string; target?: string; message: string }
-
-/** Each form on the page names its `intent`; a success redirects back (303) so a reload never re-posts. */
+/**
+ * Each form on the page names its `intent`, parsed as one discriminated union. A failure comes
+ * back to the form that sent it (`form`: its intent and, for per-row forms, the row); a success
+ * redirects back (303) with a toast, so a reload never re-posts.
+ */
 export async function action(args: ActionFunctionArgs) {
   const session = await requireAccess(args, { ...handle, access: 'write' })
   const incidentId = args.params.id ?? ''
   if (!isUuid(incidentId)) throw errorResponse(404, { message: 'Incident not found' })
-  const form = await args.request.formData()
-  const field = (name: string) => String(form.get(name) ?? '').trim()
-  const intent = field('intent')
-  const fail = (message: string, target?: string) => data({ error: { intent, target, message } satisfies ActionError }, { status: 400 })
-  const back = (message: string) => redirect(`/incidents/${incidentId}`, { status: 303, headers: { 'set-cookie': toastCookie(message) } })
-  const userId = session.user.id
+  const formData = await args.request.formData()
+  const submission = await parseWithZod(formData, {
+    async: true,
+    schema: IncidentActionSchema.transform(async (action, ctx) => {
+      try {
+        return await runIncidentAction(args, session.user.id, incidentId, action)
+      } catch (error) {
+        const message = getWriteErrorMessage(error)
+        if (!message) throw error
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message })
+        return z.NEVER
+      }
+    }),
+  })
+  if (submission.status !== 'success') {
+    const field = (name: string) => String(formData.get(name) ?? '')
+    const form = getFormKey(field('intent'), field('intent') === 'add-hypothesis' ? field('parent_id') : field('id'))
+    const message = Object.values(submission.error ?? {}).flat().find(Boolean) ?? 'Request failed'
+    return data({ result: submission.reply(), form, message }, { status: 400 })
+  }
+  throw redirect(`/incidents/${incidentId}`, { status: 303, headers: { 'set-cookie': toastCookie(submission.value) } })
+}
 
-  try {
-    switch (intent) {
-      case 'status': {
-        const status = field('status')
-        if (!isIncidentStatus(status)) return fail(`Status must be one of ${INCIDENT_STATUSES.join(', ')}`)
-        const now = new Date().toISOString()
-        await patchRow(args, 'incidents', incidentId, { status, ...(status === 'resolved' ? { resolved: now } : status === 'closed' ? { closed: now } : {}) })
-        return back(`Status changed to ${labelOf(status)}`)
-      }
-      case 'details': {
-        const severity = field('severity')
-        const type = field('type')
-        if (!isSeverityOption(severity) && severity !== 'medium') return fail(SEVERITY_REQUIRED, 'severity')
-        if (!isIncidentType(type)) return fail(TYPE_REQUIRED, 'type')
-        const person = (name: string) => (isUuid(field(name)) ? field(name) : null)
-        await patchRow(args, 'incidents', incidentId, { severity, type, commander_id: person('commander_id'), communicator_id: person('communicator_id') })
-        return back('Incident updated successfully')
-      }
-      case 'add-responder': {
-        const [kind, id] = field('responder').split(':')
-        if (!isUuid(id) || (kind !== 'person' && kind !== 'team')) return fail(REQUIRED_MESSAGE, 'responder')
-        // A team is reached through its own channel; the reference stores those as email responders.
-        await postRow(args, 'responders', kind === 'person' ? { incident_id: incidentId, type: 'person', person_id: id, created_by: userId } : { incident_id: incidentId, type: 'email', team_id: id, created_by: userId })
-        return back('Responder added successfully')
-      }
-      case 'remove-responder': {
-        const id = field('id')
-        if (!isUuid(id)) return fail('Unknown responder', 'responder')
-        await patchRow(args, 'responders', id, { deleted_at: 'now()' })
-        return back('Responder removed successfully')
-      }
-      case 'add-hypothesis': {
-        const title = field('title')
-        const type = field('type')
-        const parentId = field('parent_id')
-        const target = parentId || 'root'
-        if (!title) return fail(REQUIRED_MESSAGE, target)
-        if (!(HYPOTHESIS_TYPES as readonly string[]).includes(type)) return fail(`Type must be one of ${HYPOTHESIS_TYPES.join(', ')}`, target)
-        try {
-          await createHypothesis(args, userId, { incidentId, title, type, parentId: parentId || null, status: 'possible' })
-        } catch (error) {
-          const message = getWriteErrorMessage(error)
-          if (!message) throw error
-          return fail(message, target)
-        }
-        return back(`${labelOf(type)} added successfully`)
-      }
-      case 'hypothesis-status': {
-        const id = field('id')
-        const status = field('status')
-        if (!isUuid(id)) return fail('Unknown hypothesis')
-        if (!isHypothesisStatus(status)) return fail('Pick a hypothesis status', id)
-        await patchRow(args, 'hypotheses', id, { status })
-        return back('Hypothesis updated successfully')
-      }
-      case 'evidence-dod':
-      case 'evidence-done': {
-        const id = field('id')
-        if (!isUuid(id)) return fail('Unknown evidence')
-        const value = field('value') === 'true'
-        await patchRow(args, 'evidences', id, intent === 'evidence-dod' ? { definition_of_done: value, ...(value ? {} : { done: false }) } : { done: value })
-        return back('Evidence updated successfully')
-      }
-      case 'comment': {
-        const comment = field('comment')
-        if (!comment) return fail(REQUIRED_MESSAGE, 'comment')
-        // A comment by one of the incident's responders is attributed to that responder, which
-        // is what puts it on the timeline (the trigger writes responder.commented only then).
-        const responderId = await findResponderId(args, incidentId, userId)
-        await postRow(args, 'comments', { incident_id: incidentId, comment, created_by: userId, ...(responderId ? { responder_id: responderId } : {}) })
-        return back('Comment added successfully')
-      }
-      default:
-        return fail('Unknown action')
-    }
-  } catch (error) {
-    const message = getWriteErrorMessage(error)
-    if (!message) throw error
-    return fail(message)
+/** Does what the form asked; answers the toast. */
+async function runIncidentAction(args: ApiArgs, userId: string, incidentId: string, action: IncidentAction): Promise<string> {
+  switch (action.intent) {
+    case 'status':
+      await updateIncidentStatus(args, incidentId, action.status)
+      return `Status changed to ${labelOf(action.status)}`
+    case 'details':
+      await updateIncidentDetails(args, incidentId, {
+        severity: action.severity,
+        type: action.type,
+        commanderId: action.commander_id ?? null,
+        communicatorId: action.communicator_id ?? null,
+      })
+      return 'Incident updated successfully'
+    case 'add-responder':
+      await addResponder(args, userId, incidentId, action.responder)
+      return 'Responder added successfully'
+    case 'remove-responder':
+      await removeResponder(args, action.id)
+      return 'Responder removed successfully'
+    case 'add-hypothesis':
+      await createHypothesis(args, userId, { incidentId, title: action.title, type: action.type, parentId: action.parent_id ?? null, status: 'possible' })
+      return `${labelOf(action.type)} added successfully`
+    case 'hypothesis-status':
+      await updateHypothesisStatus(args, action.id, action.status)
+      return 'Hypothesis updated successfully'
+    case 'evidence-dod':
+      await setEvidenceDefinitionOfDone(args, action.id, action.value)
+      return 'Evidence updated successfully'
+    case 'evidence-done':
+      await setEvidenceDone(args, action.id, action.value)
+      return 'Evidence updated successfully'
+    case 'comment':
+      await addComment(args, userId, incidentId, action.comment)
+      return 'Comment added successfully'
   }
 }
+
+/** Which form on the page a result belongs to: its intent, and the row for per-row forms. */
+function getFormKey(intent: string, row: string): string {
+  return row ? `${intent}:${row}` : intent
+}
+
+/** Forms made of a button alone report their failure in the page header. */
+const HEADER_FORMS = new Set(['status', 'remove-responder', 'evidence-dod', 'evidence-done'])
 
 export default function IncidentDetailRoute() {
   const { detail, people, teams, toast, canWrite } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
-  const error = actionData?.error ?? null
   const { incident } = detail
-  const untargeted = error && !error.target ? error.message : null
+  const getResult = (form: string): SubmissionResult | undefined => (actionData?.form === form ? actionData.result : undefined)
+  const formIntent = actionData?.form.split(':')[0] ?? ''
+  // Forms with fields show their own errors; the rest (and an unknown intent) show here.
+  const headerError = actionData && (HEADER_FORMS.has(formIntent) || !KNOWN_FORMS.has(formIntent)) ? actionData.message : null
 
   return (
     <div className="flex flex-col gap-6 p-6" data-testid="incident-page">
@@ -183,46 +172,21 @@ export default function IncidentDetailRoute() {
           <dt className="text-muted-foreground">Created by</dt>
           <dd>{incident.created_by?.name ?? ''}</dd>
         </dl>
-        <InlineError message={untargeted} />
+        <InlineError message={headerError} />
         {canWrite ? (
           <div className="flex flex-wrap items-end gap-4 border-t pt-3">
-            <Form method="post" preventScrollReset className="flex items-end gap-2" data-testid="status-form">
-              <input type="hidden" name="intent" value="status" />
-              <label className="flex flex-col gap-1 text-sm font-medium">
-                Status
-                <select name="status" defaultValue={incident.status} key={incident.status} className={SELECT_CLASS} data-testid="status-select">
-                  {INCIDENT_STATUSES.map((status) => (
-                    <option key={status} value={status}>
-                      {labelOf(status)}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <Button type="submit" variant="outline" size="sm" data-testid="status-submit">
-                Change status
-              </Button>
-            </Form>
-            <Form method="post" preventScrollReset className="flex flex-wrap items-end gap-2" data-testid="details-form" key={incident.updated_at}>
-              <input type="hidden" name="intent" value="details" />
-              <HeaderSelect name="severity" label="Severity" value={incident.severity === 'medium' ? 'Medium' : incident.severity} options={SEVERITY_OPTIONS} />
-              <HeaderSelect name="type" label="Type" value={incident.type} options={TYPE_OPTIONS} />
-              <HeaderSelect name="commander_id" label="Commander" value={incident.commander_id ?? ''} options={people.map((p) => ({ value: p.id, label: p.name }))} placeholder="No commander" />
-              <HeaderSelect name="communicator_id" label="Communicator" value={incident.communicator_id ?? ''} options={people.map((p) => ({ value: p.id, label: p.name }))} placeholder="No communicator" />
-              <Button type="submit" variant="outline" size="sm" data-testid="details-submit">
-                Save
-              </Button>
-              <ErrorList errors={[error?.intent === 'details' ? error.message : undefined]} />
-            </Form>
+            <StatusForm status={incident.status} result={getResult('status')} />
+            <DetailsForm key={incident.updated_at} incident={incident} people={people} result={getResult('details')} />
           </div>
         ) : null}
       </header>
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[2fr_1fr]">
         <div className="flex flex-col gap-6">
-          <HypothesisTree hypotheses={detail.hypotheses} canWrite={canWrite} error={error && (error.intent === 'add-hypothesis' || error.intent === 'hypothesis-status') ? error : null} />
-          <CommentsPanel comments={detail.comments} canWrite={canWrite} error={error?.intent === 'comment' ? error.message : undefined} />
+          <HypothesisTree hypotheses={detail.hypotheses} canWrite={canWrite} getResult={getResult} />
+          <CommentsPanel comments={detail.comments} canWrite={canWrite} result={getResult('comment')} />
         </div>
         <div className="flex flex-col gap-6">
-          <RespondersPanel responders={detail.responders} people={people} teams={teams} canWrite={canWrite} error={error?.intent === 'add-responder' ? error.message : undefined} />
+          <RespondersPanel responders={detail.responders} people={people} teams={teams} canWrite={canWrite} result={getResult('add-responder')} />
           <HistoryTimeline history={detail.history} />
         </div>
       </div>
@@ -231,12 +195,94 @@ export default function IncidentDetailRoute() {
   )
 }
 
-function HeaderSelect({ name, label, value, options, placeholder }: { name: string; label: string; value: string; options: ReadonlyArray<{ value: string; label: string }>; placeholder?: string }) {
+const KNOWN_FORMS = new Set(['status', 'details', 'add-responder', 'remove-responder', 'add-hypothesis', 'hypothesis-status', 'evidence-dod', 'evidence-done', 'comment'])
+
+function StatusForm({ status, result }: { status: string; result: SubmissionResult | undefined }) {
+  const [form, fields] = useForm({
+    id: 'incident-status',
+    lastResult: result,
+    constraint: getZodConstraint(StatusChangeSchema),
+    defaultValue: { status },
+    defaultNoValidate: false,
+    onValidate({ formData }) {
+      return parseWithZod(formData, { schema: StatusChangeSchema })
+    },
+  })
+  const { key: _key, ...statusProps } = getSelectProps(fields.status)
+  return (
+    <Form method="post" preventScrollReset {...getFormProps(form)} className="flex items-end gap-2" data-testid="status-form">
+      <input type="hidden" name="intent" value="status" />
+      <label className="flex flex-col gap-1 text-sm font-medium">
+        Status
+        {/* Keyed by the stored status so a change made elsewhere shows after the reload. */}
+        <select {...statusProps} key={status} className={SELECT_CLASS} data-testid="status-select">
+          {INCIDENT_STATUSES.map((value) => (
+            <option key={value} value={value}>
+              {labelOf(value)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <Button type="submit" variant="outline" size="sm" data-testid="status-submit">
+        Change status
+      </Button>
+    </Form>
+  )
+}
+
+function DetailsForm({
+  incident,
+  people,
+  result,
+}: {
+  incident: Detail['incident']
+  people: Array<{ id: string; name: string }>
+  result: SubmissionResult | undefined
+}) {
+  const [form, fields] = useForm({
+    id: 'incident-details',
+    lastResult: result,
+    constraint: getZodConstraint(IncidentDetailsSchema),
+    defaultValue: {
+      severity: incident.severity === 'medium' ? 'Medium' : incident.severity,
+      type: incident.type,
+      commander_id: incident.commander_id ?? '',
+      communicator_id: incident.communicator_id ?? '',
+    },
+    defaultNoValidate: false,
+    onValidate({ formData }) {
+      return parseWithZod(formData, { schema: IncidentDetailsSchema })
+    },
+    // Errors clear as the field is corrected, not on blur: a blur that removes an error line
+    // moves the submit button under the pointer and swallows the click that caused it.
+    shouldRevalidate: 'onInput',
+  })
+  const personOptions = people.map((p) => ({ value: p.id, label: p.name }))
+  return (
+    <Form method="post" preventScrollReset {...getFormProps(form)} className="flex flex-wrap items-end gap-2" data-testid="details-form">
+      <input type="hidden" name="intent" value="details" />
+      <HeaderSelect field={fields.severity} label="Severity" options={SEVERITY_OPTIONS} />
+      <HeaderSelect field={fields.type} label="Type" options={TYPE_OPTIONS} />
+      <HeaderSelect field={fields.commander_id} label="Commander" options={personOptions} placeholder="No commander" />
+      <HeaderSelect field={fields.communicator_id} label="Communicator" options={personOptions} placeholder="No communicator" />
+      <Button type="submit" variant="outline" size="sm" data-testid="details-submit">
+        Save
+      </Button>
+      <ErrorList id={form.errorId} errors={Object.values(form.allErrors).flat()} />
+    </Form>
+  )
+}
+
+type SelectFieldMetadata = Parameters<typeof getSelectProps>[0]
+
+function HeaderSelect({ field, label, options, placeholder }: { field: SelectFieldMetadata; label: string; options: ReadonlyArray<{ value: string; label: string }>; placeholder?: string }) {
+  const { key: _key, ...props } = getSelectProps(field)
+  const value = typeof field.initialValue === 'string' ? field.initialValue : ''
   const known = options.some((option) => option.value === value)
   return (
     <label className="flex flex-col gap-1 text-sm font-medium">
       {label}
-      <select name={name} defaultValue={value} className={SELECT_CLASS} data-testid={`details-${name}`}>
+      <select {...props} className={SELECT_CLASS} data-testid={`details-${field.name}`}>
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
         {!known && value ? <option value={value}>{labelOf(value)}</option> : null}
         {options.map((option) => (
@@ -256,13 +302,13 @@ function RespondersPanel({
   people,
   teams,
   canWrite,
-  error,
+  result,
 }: {
   responders: Detail['responders']
   people: Array<{ id: string; name: string }>
   teams: Array<{ id: string; name: string }>
   canWrite: boolean
-  error?: string
+  result: SubmissionResult | undefined
 }) {
   return (
     <section aria-labelledby="responders-heading" className="flex flex-col gap-3 rounded-lg border bg-card p-4" data-testid="responders">
@@ -278,6 +324,7 @@ function RespondersPanel({
               <span className="flex-1">{name}</span>
               <span className="text-xs text-muted-foreground">{responder.team ? 'Team' : labelOf(responder.type)}</span>
               {canWrite ? (
+                // A button alone: nothing to validate before posting.
                 <Form method="post" preventScrollReset>
                   <input type="hidden" name="intent" value="remove-responder" />
                   <input type="hidden" name="id" value={responder.id} />
@@ -290,43 +337,57 @@ function RespondersPanel({
           )
         })}
       </ul>
-      {canWrite ? (
-        <Form method="post" preventScrollReset className="flex flex-col gap-1" data-testid="add-responder-form">
-          <input type="hidden" name="intent" value="add-responder" />
-          <div className="flex items-center gap-2">
-            <label htmlFor="responder-select" className="sr-only">
-              Person or team
-            </label>
-            <select id="responder-select" name="responder" defaultValue="" className={`${SELECT_CLASS} flex-1`} data-testid="responder-select">
-              <option value="">Select a person or team</option>
-              <optgroup label="People">
-                {people.map((person) => (
-                  <option key={person.id} value={`person:${person.id}`}>
-                    {person.name}
-                  </option>
-                ))}
-              </optgroup>
-              <optgroup label="Teams">
-                {teams.map((team) => (
-                  <option key={team.id} value={`team:${team.id}`}>
-                    {team.name}
-                  </option>
-                ))}
-              </optgroup>
-            </select>
-            <Button type="submit" variant="outline" size="sm" data-testid="add-responder-submit">
-              <UserPlus aria-hidden="true" />
-              Add
-            </Button>
-          </div>
-          <ErrorList errors={[error]} />
-        </Form>
-      ) : null}
+      {canWrite ? <AddResponderForm people={people} teams={teams} result={result} /> : null}
     </section>
   )
 }
 
-function CommentsPanel({ comments, canWrite, error }: { comments: Detail['comments']; canWrite: boolean; error?: string }) {
+function AddResponderForm({ people, teams, result }: { people: Array<{ id: string; name: string }>; teams: Array<{ id: string; name: string }>; result: SubmissionResult | undefined }) {
+  const [form, fields] = useForm({
+    id: 'add-responder',
+    lastResult: result,
+    constraint: getZodConstraint(AddResponderSchema),
+    defaultNoValidate: false,
+    onValidate({ formData }) {
+      return parseWithZod(formData, { schema: AddResponderSchema })
+    },
+  })
+  const { key: _key, ...responderProps } = getSelectProps(fields.responder)
+  return (
+    <Form method="post" preventScrollReset {...getFormProps(form)} className="flex flex-col gap-1" data-testid="add-responder-form">
+      <input type="hidden" name="intent" value="add-responder" />
+      <div className="flex items-center gap-2">
+        <label htmlFor={fields.responder.id} className="sr-only">
+          Person or team
+        </label>
+        <select {...responderProps} className={`${SELECT_CLASS} flex-1`} data-testid="responder-select">
+          <option value="">Select a person or team</option>
+          <optgroup label="People">
+            {people.map((person) => (
+              <option key={person.id} value={`person:${person.id}`}>
+                {person.name}
+              </option>
+            ))}
+          </optgroup>
+          <optgroup label="Teams">
+            {teams.map((team) => (
+              <option key={team.id} value={`team:${team.id}`}>
+                {team.name}
+              </option>
+            ))}
+          </optgroup>
+        </select>
+        <Button type="submit" variant="outline" size="sm" data-testid="add-responder-submit">
+          <UserPlus aria-hidden="true" />
+          Add
+        </Button>
+      </div>
+      <ErrorList id={fields.responder.errorId} errors={[...(form.errors ?? []), ...(fields.responder.errors ?? [])]} />
+    </Form>
+  )
+}
+
+function CommentsPanel({ comments, canWrite, result }: { comments: Detail['comments']; canWrite: boolean; result: SubmissionResult | undefined }) {
   return (
     <section aria-labelledby="comments-heading" className="flex flex-col gap-3" data-testid="comments">
       <h2 id="comments-heading" className="text-base font-semibold">
@@ -343,22 +404,39 @@ function CommentsPanel({ comments, canWrite, error }: { comments: Detail['commen
           </li>
         ))}
       </ul>
-      {canWrite ? (
-        <Form method="post" preventScrollReset className="flex flex-col gap-2" data-testid="comment-form">
-          <input type="hidden" name="intent" value="comment" />
-          <label htmlFor="comment-text" className="sr-only">
-            Comment
-          </label>
-          <textarea id="comment-text" name="comment" rows={3} placeholder="Add a comment" className="rounded-md border border-input bg-card px-3 py-2 text-sm" data-testid="comment-text" />
-          <ErrorList errors={[error]} />
-          <div>
-            <Button type="submit" size="sm" data-testid="comment-submit">
-              Comment
-            </Button>
-          </div>
-        </Form>
-      ) : null}
+      {canWrite ? <CommentForm result={result} /> : null}
     </section>
+  )
+}
+
+function CommentForm({ result }: { result: SubmissionResult | undefined }) {
+  const [form, fields] = useForm({
+    id: 'comment',
+    lastResult: result,
+    constraint: getZodConstraint(CommentSchema),
+    defaultNoValidate: false,
+    onValidate({ formData }) {
+      return parseWithZod(formData, { schema: CommentSchema })
+    },
+    // Errors clear as the field is corrected, not on blur: a blur that removes an error line
+    // moves the submit button under the pointer and swallows the click that caused it.
+    shouldRevalidate: 'onInput',
+  })
+  const { key: _key, ...commentProps } = getTextareaProps(fields.comment)
+  return (
+    <Form method="post" preventScrollReset {...getFormProps(form)} className="flex flex-col gap-2" data-testid="comment-form">
+      <input type="hidden" name="intent" value="comment" />
+      <label htmlFor={fields.comment.id} className="sr-only">
+        Comment
+      </label>
+      <textarea {...commentProps} rows={3} placeholder="Add a comment" className="rounded-md border border-input bg-card px-3 py-2 text-sm" data-testid="comment-text" />
+      <ErrorList id={fields.comment.errorId} errors={[...(form.errors ?? []), ...(fields.comment.errors ?? [])]} />
+      <div>
+        <Button type="submit" size="sm" data-testid="comment-submit">
+          Comment
+        </Button>
+      </div>
+    </Form>
   )
 }
 

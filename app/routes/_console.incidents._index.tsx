@@ -1,11 +1,14 @@
+import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams, useSubmit } from '@remix-run/react'
 import { ArrowDown, ArrowUp, ArrowUpDown, Plus, Search } from '#app/components/ui/icons.tsx'
 import { useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
+import { z } from 'zod'
 import { Pagination } from '#app/components/data-table/pagination.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { ErrorList } from '#app/components/forms.tsx'
+import { Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { IncidentStatusBadge, SeverityBadge } from '#app/components/incidents/incident-badges.tsx'
 import { SELECT_CLASS, SelectField, SEVERITY_OPTIONS, TYPE_OPTIONS } from '#app/components/incidents/incident-fields.tsx'
@@ -23,10 +26,9 @@ import {
   formatTimestamp,
   labelOf,
   parseIncidentListParams,
-  validateNewIncident,
-  type FieldErrors,
   type IncidentSortColumn,
 } from '#app/lib/incidents.ts'
+import { CreateIncidentSchema } from '#app/lib/incident-forms.ts'
 import { createIncident, getWriteErrorMessage, listIncidents, listPeople } from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
@@ -46,22 +48,25 @@ export async function loader(args: LoaderFunctionArgs) {
   }
 }
 
-type CreateResult = { errors: FieldErrors; values: Record<string, string> }
-
 export async function action(args: ActionFunctionArgs) {
   const session = await requireAccess(args, { ...handle, access: 'write' })
-  const form = await args.request.formData()
-  const values = Object.fromEntries(['title', 'type', 'severity', 'status', 'description'].map((name) => [name, String(form.get(name) ?? '')]))
-  const { value, errors } = validateNewIncident(values)
-  if (!value) return data<CreateResult>({ errors, values }, { status: 400 })
-  try {
-    const { id } = await createIncident(args, session.user.id, value)
-    return redirect(`/incidents/${id}`, { headers: { 'set-cookie': toastCookie('Incident created successfully') } })
-  } catch (error) {
-    const message = getWriteErrorMessage(error)
-    if (!message) throw error
-    return data<CreateResult>({ errors: { form: message }, values }, { status: 400 })
-  }
+  const formData = await args.request.formData()
+  const submission = await parseWithZod(formData, {
+    async: true,
+    schema: CreateIncidentSchema.transform(async (value, ctx) => {
+      try {
+        return await createIncident(args, session.user.id, value)
+      } catch (error) {
+        // The API's refusal (a write validator, a permission) comes back as the form's error.
+        const message = getWriteErrorMessage(error)
+        if (!message) throw error
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message })
+        return z.NEVER
+      }
+    }),
+  })
+  if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
+  throw redirect(`/incidents/${submission.value.id}`, { status: 303, headers: { 'set-cookie': toastCookie('Incident created successfully') } })
 }
 
 const COLUMNS: Array<{ id: IncidentSortColumn | null; label: string }> = [
@@ -79,7 +84,7 @@ export default function IncidentsRoute() {
   const { rows, total, people, params, toast, canWrite } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
   const [searchParams] = useSearchParams()
-  const isDialogOpen = searchParams.get('dialog') === 'new' || Boolean(actionData?.errors)
+  const isDialogOpen = searchParams.get('dialog') === 'new' || Boolean(actionData?.result)
   const pageCount = Math.max(1, Math.ceil((total ?? rows.length) / params.pageSize))
   const listParams = new URLSearchParams(searchParams)
   listParams.delete('dialog')
@@ -139,7 +144,7 @@ export default function IncidentsRoute() {
         </TableBody>
       </Table>
       <Pagination page={params.page} pageCount={pageCount} pageSize={params.pageSize} pageSizes={INCIDENT_PAGE_SIZES} totalRows={total ?? undefined} />
-      {isDialogOpen && canWrite ? <CreateIncidentDialog result={actionData} closeTo={incidentListHref(listParams, { dialog: null, page: String(params.page) })} /> : null}
+      {isDialogOpen && canWrite ? <CreateIncidentDialog result={actionData?.result} closeTo={incidentListHref(listParams, { dialog: null, page: String(params.page) })} /> : null}
       <Toast message={toast} />
     </section>
   )
@@ -210,36 +215,47 @@ function FilterSelect({ name, label, value, options }: { name: string; label: st
   )
 }
 
-function CreateIncidentDialog({ result, closeTo }: { result: CreateResult | undefined; closeTo: string }) {
+function CreateIncidentDialog({ result, closeTo }: { result: SubmissionResult | undefined; closeTo: string }) {
   const navigation = useNavigation()
   const isCreating = navigation.state !== 'idle' && navigation.formMethod?.toLowerCase() === 'post'
-  const errors = result?.errors ?? {}
-  const values = result?.values ?? {}
+  const [form, fields] = useForm({
+    id: 'create-incident',
+    lastResult: result,
+    constraint: getZodConstraint(CreateIncidentSchema),
+    defaultValue: { status: 'open' },
+    // Native constraints stop an empty form before it is posted, also before JavaScript loads.
+    defaultNoValidate: false,
+    onValidate({ formData }) {
+      return parseWithZod(formData, { schema: CreateIncidentSchema })
+    },
+    // Errors clear as the field is corrected, not on blur: a blur that removes an error line
+    // moves the submit button under the pointer and swallows the click that caused it.
+    shouldRevalidate: 'onInput',
+  })
+  const { key: _key, ...description } = getTextareaProps(fields.description)
   return (
     <UrlDialog title="Create Incident" closeTo={closeTo} size="medium" testId="create-incident-dialog">
-      <Form method="post" className="flex flex-col gap-4" data-testid="create-incident-form" noValidate>
-        <InlineError message={errors.form} />
-        <div className="flex flex-col gap-1.5">
-          <Label htmlFor="incident-title">Title</Label>
-          <Input id="incident-title" name="title" defaultValue={values.title ?? ''} aria-invalid={errors.title ? true : undefined} required data-testid="incident-title" />
-          <ErrorList errors={[errors.title]} />
-        </div>
+      <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4" data-testid="create-incident-form">
+        <InlineError message={form.errors?.join(' ')} />
+        <Field
+          labelProps={{ htmlFor: fields.title.id, children: 'Title' }}
+          inputProps={{ ...getInputProps(fields.title, { type: 'text' }), ...{ 'data-testid': 'incident-title' } }}
+          errors={fields.title.errors}
+        />
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-          <SelectField id="incident-type" name="type" label="Type" options={TYPE_OPTIONS} placeholder="Select type" defaultValue={values.type ?? ''} error={errors.type} data-testid="incident-type" />
-          <SelectField id="incident-severity" name="severity" label="Severity" options={SEVERITY_OPTIONS} placeholder="Select severity" defaultValue={values.severity ?? ''} error={errors.severity} data-testid="incident-severity" />
+          <SelectField {...getSelectProps(fields.type)} label="Type" options={TYPE_OPTIONS} placeholder="Select type" errors={fields.type.errors} data-testid="incident-type" />
+          <SelectField {...getSelectProps(fields.severity)} label="Severity" options={SEVERITY_OPTIONS} placeholder="Select severity" errors={fields.severity.errors} data-testid="incident-severity" />
           <SelectField
-            id="incident-status"
-            name="status"
+            {...getSelectProps(fields.status)}
             label="Status"
             options={INCIDENT_STATUSES.map((value) => ({ value, label: labelOf(value) }))}
-            defaultValue={values.status || 'open'}
-            error={errors.status}
+            errors={fields.status.errors}
             data-testid="incident-status"
           />
         </div>
         <div className="flex flex-col gap-1.5">
-          <Label htmlFor="incident-description">Description</Label>
-          <textarea id="incident-description" name="description" defaultValue={values.description ?? ''} rows={3} className="rounded-md border border-input bg-card px-3 py-2 text-sm" />
+          <Label htmlFor={fields.description.id}>Description</Label>
+          <textarea {...description} rows={3} className="rounded-md border border-input bg-card px-3 py-2 text-sm" />
         </div>
         <div className="flex justify-end gap-2">
           <Link to={closeTo} className={buttonVariants({ variant: 'outline' })}>

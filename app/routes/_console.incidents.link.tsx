@@ -1,25 +1,28 @@
-import type { LoaderFunctionArgs } from '@remix-run/node'
-import { Form, Link, useLoaderData, useSubmit } from '@remix-run/react'
+import { getFormProps, getInputProps, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useSubmit } from '@remix-run/react'
 import { Search } from '#app/components/ui/icons.tsx'
 import { useRef } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { DescriptionField, HypothesisChoices, IncidentChoices, NewIncidentFields } from '#app/components/incidents/link-to-incident.tsx'
+import { DescriptionField, HypothesisChoices, IncidentChoices, NewIncidentFields, useLinkForm } from '#app/components/incidents/link-to-incident.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { Button, buttonVariants } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { UrlDialog } from '#app/components/ui/dialog.tsx'
-import { evidenceTargetFields, getDefaultHypothesis, isUuid, NEW_OPTION, parseEvidenceTarget, readLinkFormValues, safeReturnTo } from '#app/lib/incidents.ts'
-import { getIncidentOption, listHypothesisOptions, searchIncidentOptions } from '#app/lib/incidents.server.ts'
-import { LINK_RESOURCE } from '#app/lib/evidence-target.ts'
+import { evidenceTargetFields, getDefaultHypothesis, isUuid, LINK_SUCCESS, NEW_OPTION, parseEvidenceTarget, safeReturnTo } from '#app/lib/incidents.ts'
+import { getIncidentOption, getLinkActionSchema, listHypothesisOptions, searchIncidentOptions } from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse, requireAccess } from '#app/lib/session.server.ts'
+import { toastCookie } from '#app/lib/toast.server.ts'
 
 /**
  * The link-to-incident dialog as a page, for browsers without JavaScript: step one searches and
- * picks an incident (GET), step two picks a hypothesis and posts to the dialog's resource route.
- * Hydrated, the search also runs as the user types.
+ * picks an incident (a GET, so the choice is a link like any filter), step two is the link form,
+ * which posts here and comes back with its `reply()` when something is missing. Hydrated, the
+ * search also runs as the user types.
  */
 export const handle = { title: 'Link to Incident', feature: 'incidents', resource: 'incident', access: 'write' } satisfies RouteHandle
 
@@ -28,40 +31,41 @@ export async function loader(args: LoaderFunctionArgs) {
   const params = new URL(args.request.url).searchParams
   const target = parseEvidenceTarget((name) => params.get(name))
   if (!target) throw errorResponse(400, { message: 'Nothing to link: the evidence target is missing or invalid' })
-  const values = readLinkFormValues((name) => params.get(name === 'description' ? 'note' : name))
   const query = params.get('q') ?? ''
-  const errors = Object.fromEntries([...params.entries()].filter(([name]) => name.startsWith('err_')).map(([name, message]) => [name.slice(4), message]))
-  const [incidents, chosen, hypotheses] = await Promise.all([
+  const chosen = params.get('incident') ?? ''
+  const incident = chosen === NEW_OPTION || isUuid(chosen) ? chosen : ''
+  const [incidents, chosenOption, hypotheses] = await Promise.all([
     searchIncidentOptions(args, query),
-    isUuid(values.incident) ? getIncidentOption(args, values.incident) : Promise.resolve(null),
-    isUuid(values.incident) ? listHypothesisOptions(args, values.incident) : Promise.resolve([]),
+    isUuid(incident) ? getIncidentOption(args, incident) : Promise.resolve(null),
+    isUuid(incident) ? listHypothesisOptions(args, incident) : Promise.resolve([]),
   ])
   // The chosen incident stays offered even when the current search would not find it.
-  const options = chosen && !incidents.some((incident) => incident.id === chosen.id) ? [chosen, ...incidents] : incidents
-  return {
-    target,
-    values: { ...values, description: values.description || target.description },
-    query,
-    errors,
-    incidents: options,
-    hypotheses,
-    returnTo: safeReturnTo(params.get('returnTo')),
-  }
+  const options = chosenOption && !incidents.some((option) => option.id === chosenOption.id) ? [chosenOption, ...incidents] : incidents
+  return { target, query, incident, incidents: options, hypotheses, returnTo: safeReturnTo(params.get('returnTo')) }
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const session = await requireAccess(args, handle)
+  const formData = await args.request.formData()
+  // The evidence's own description travels as `description`; what the user typed is `note`.
+  const target = parseEvidenceTarget((name) => formData.get(name))
+  const submission = await parseWithZod(formData, { async: true, schema: getLinkActionSchema(args, session.user.id, target) })
+  if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
+  throw redirect(`/incidents/${submission.value}`, { status: 303, headers: { 'set-cookie': toastCookie(LINK_SUCCESS) } })
 }
 
 export default function LinkToIncidentRoute() {
-  const { target, values, query, errors, incidents, hypotheses, returnTo } = useLoaderData<typeof loader>()
+  const { target, query, incident, incidents, hypotheses, returnTo } = useLoaderData<typeof loader>()
+  const actionData = useActionData<typeof action>()
   const submit = useSubmit()
   const isHydrated = useHydrated()
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
   const fields = evidenceTargetFields(target)
-  const isNew = values.incident === NEW_OPTION
-  const isChosen = isNew || isUuid(values.incident)
   const closeTo = returnTo || '/incidents'
+  const radios = new Map([...incidents.map((option) => option.id), NEW_OPTION].map((value) => [value, { name: 'incident', value, defaultChecked: incident === value }]))
 
   return (
     <UrlDialog title="Link to Incident" closeTo={closeTo} size="medium" testId="link-to-incident-dialog">
-      <InlineError message={errors.form} />
       <Form method="get" className="flex flex-col gap-3" data-testid="link-incident-step" preventScrollReset replace>
         {fields.map(([name, value]) => (
           <input key={name} type="hidden" name={name} value={value} />
@@ -90,37 +94,74 @@ export default function LinkToIncidentRoute() {
             </Button>
           </div>
         </div>
-        <IncidentChoices incidents={incidents} chosen={values.incident} error={errors.incident} />
+        <IncidentChoices incidents={incidents} radios={radios} />
         <div>
           <Button type="submit" variant="secondary" size="sm" data-testid="link-incident-choose">
             Choose incident
           </Button>
         </div>
       </Form>
-      {isChosen ? (
-        <Form reloadDocument method="post" action={LINK_RESOURCE} className="flex flex-col gap-3 border-t pt-3" data-testid="link-to-incident-form">
-          {fields.map(([name, value]) => (
-            <input key={name} type="hidden" name={name} value={value} />
-          ))}
-          <input type="hidden" name="incident" value={values.incident} />
-          {returnTo ? <input type="hidden" name="returnTo" value={returnTo} /> : null}
-          {isNew ? (
-            <NewIncidentFields values={{ ...values, incidentTitle: values.incidentTitle || query }} errors={errors} />
-          ) : (
-            <HypothesisChoices hypotheses={hypotheses} chosen={getDefaultHypothesis(hypotheses, values.hypothesis)} title={values.hypothesisTitle} error={errors.hypothesis} />
-          )}
-          <DescriptionField value={values.description} />
-          <div className="flex justify-end gap-2">
-            <Link to={closeTo} className={buttonVariants({ variant: 'outline' })}>
-              Cancel
-            </Link>
-            <Button type="submit" data-testid="link-submit">
-              Link
-            </Button>
-          </div>
-        </Form>
+      {incident ? (
+        // Keyed by the incident: another choice starts a fresh form.
+        <LinkForm
+          key={incident}
+          fields={fields}
+          incident={incident}
+          query={query}
+          hypotheses={hypotheses}
+          description={target.description}
+          closeTo={closeTo}
+          result={actionData?.result}
+        />
       ) : null}
     </UrlDialog>
+  )
+}
+
+function LinkForm({
+  fields: targetFields,
+  incident,
+  query,
+  hypotheses,
+  description,
+  closeTo,
+  result,
+}: {
+  fields: Array<[string, string]>
+  incident: string
+  query: string
+  hypotheses: Array<{ id: string; title: string; type: string; status: string }>
+  description: string
+  closeTo: string
+  result: SubmissionResult | undefined
+}) {
+  const [form, fields] = useLinkForm({
+    lastResult: result,
+    defaultValue: { incident, hypothesis: getDefaultHypothesis(hypotheses, ''), note: description },
+  })
+  const { key: _key, ...incidentProps } = getInputProps(fields.incident, { type: 'hidden' })
+  return (
+    <Form method="post" {...getFormProps(form)} className="flex flex-col gap-3 border-t pt-3" data-testid="link-to-incident-form">
+      <InlineError message={form.errors?.join(' ')} />
+      {targetFields.map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <input {...incidentProps} />
+      {incident === NEW_OPTION ? (
+        <NewIncidentFields fields={fields} defaultTitle={query} />
+      ) : (
+        <HypothesisChoices form={form} fields={fields} hypotheses={hypotheses} />
+      )}
+      <DescriptionField fields={fields} />
+      <div className="flex justify-end gap-2">
+        <Link to={closeTo} className={buttonVariants({ variant: 'outline' })}>
+          Cancel
+        </Link>
+        <Button type="submit" data-testid="link-submit">
+          Link
+        </Button>
+      </div>
+    </Form>
   )
 }
 

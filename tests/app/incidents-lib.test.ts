@@ -1,23 +1,20 @@
+import { getZodConstraint, parseWithZod } from '@conform-to/zod'
 import { describe, expect, it } from 'vitest'
+import { CreateIncidentSchema, getLinkConstraint, getLinkPlan, IncidentActionSchema, LinkSchema } from '#app/lib/incident-forms.ts'
 import {
   buildHypothesisTree,
-  buildIncidentListQuery,
   getChildHypothesisType,
   getDefaultHypothesis,
   getEvidenceLink,
   getSeverityBadge,
-  getTotalFromContentRange,
   HYPOTHESIS_REQUIRED,
   INCIDENT_REQUIRED,
-  linkPageHref,
   parseEvidenceTarget,
   parseIncidentListParams,
-  readLinkFormValues,
   safeReturnTo,
   SEVERITY_REQUIRED,
+  toIlikeTerm,
   TYPE_REQUIRED,
-  validateLink,
-  validateNewIncident,
   type EvidenceTarget,
 } from '#app/lib/incidents.ts'
 
@@ -25,7 +22,24 @@ const CHECK = '2a851233-b002-4624-a6a1-776b8cf6dc1e'
 const INCIDENT = '17df4ad2-6040-46a2-add4-a75032a4e222'
 const HYPOTHESIS = '124d16db-6f8a-42a0-b94b-0c2dea80d727'
 const target: EvidenceTarget = { type: 'check', check_id: CHECK, description: 'refunds-api-health is unhealthy' }
-const values = (changes: Record<string, string>) => readLinkFormValues((name) => changes[name] ?? '')
+
+/** A form post as the browser sends it (empty fields included). */
+function form(fields: Record<string, string>): FormData {
+  const data = new FormData()
+  for (const [name, value] of Object.entries(fields)) data.append(name, value)
+  return data
+}
+
+function errorsOf<Schema extends Parameters<typeof parseWithZod>[1]['schema']>(schema: Schema, fields: Record<string, string>) {
+  const submission = parseWithZod(form(fields), { schema })
+  return submission.status === 'success' ? null : submission.error
+}
+
+function valueOf<Schema extends Parameters<typeof parseWithZod>[1]['schema']>(schema: Schema, fields: Record<string, string>) {
+  const submission = parseWithZod(form(fields), { schema })
+  if (submission.status !== 'success') throw new Error(`expected a valid form, got ${JSON.stringify(submission.error)}`)
+  return submission.value
+}
 
 describe('severity badge', () => {
   it('maps 4 critical, 3 blocker, 2 high, 1 medium (either spelling), other low', () => {
@@ -45,35 +59,63 @@ describe('incident list URL state', () => {
     expect(parseIncidentListParams(new URLSearchParams(`owner=${INCIDENT}&sortBy=title`))).toMatchObject({ commander: INCIDENT, sortBy: 'title', sortDesc: false })
   })
 
-  it('builds the PostgREST query with both medium spellings, a safe search and paging', () => {
-    const query = buildIncidentListQuery(parseIncidentListParams(new URLSearchParams(`severity=Medium&search=api,(x)*&commander=${INCIDENT}&page=3&pageSize=100`)))
-    expect(query.get('severity')).toBe('in.(medium,Medium)')
-    expect(query.get('or')).toBe('(title.ilike.*api  x*,incident_id.ilike.*api  x*)')
-    expect(query.get('commander->>id')).toBe(`eq.${INCIDENT}`)
-    expect(query.get('offset')).toBe('200')
-    expect(query.get('limit')).toBe('100')
-    expect(query.get('order')).toBe('created_at.desc')
-  })
-
-  it('reads totals from Content-Range', () => {
-    expect(getTotalFromContentRange('0-49/1234')).toBe(1234)
-    expect(getTotalFromContentRange('*/0')).toBe(0)
-    expect(getTotalFromContentRange('0-49/*')).toBeNull()
-    expect(getTotalFromContentRange(null)).toBeNull()
+  it('keeps a search term from breaking the or=(...) filter', () => {
+    expect(toIlikeTerm(' api,(x)* ')).toBe('api  x')
   })
 })
 
 describe('create incident', () => {
   it('answers the spec messages and defaults the status to open', () => {
-    expect(validateNewIncident({}).errors).toEqual({ title: 'This field is required', type: TYPE_REQUIRED, severity: SEVERITY_REQUIRED })
-    expect(validateNewIncident({ title: ' Outage ', type: 'availability', severity: 'high' }).value).toEqual({
+    expect(errorsOf(CreateIncidentSchema, { title: ' ', type: '', severity: '', description: '' })).toEqual({
+      title: ['This field is required'],
+      type: [TYPE_REQUIRED],
+      severity: [SEVERITY_REQUIRED],
+    })
+    expect(valueOf(CreateIncidentSchema, { title: ' Outage ', type: 'availability', severity: 'high' })).toEqual({
       title: 'Outage',
       type: 'availability',
       severity: 'high',
       status: 'open',
       description: '',
     })
-    expect(validateNewIncident({ title: 'x', type: 'availability', severity: 'high', status: 'done' }).errors).toHaveProperty('status')
+    expect(errorsOf(CreateIncidentSchema, { title: 'x', type: 'availability', severity: 'high', status: 'done' })).toHaveProperty('status')
+    expect(errorsOf(CreateIncidentSchema, { title: 'x', type: 'nonsense', severity: 'medium' })).toEqual({ type: [TYPE_REQUIRED], severity: [SEVERITY_REQUIRED] })
+  })
+
+  it('sends the browser native constraints for the required fields', () => {
+    const constraint = getZodConstraint(CreateIncidentSchema)
+    expect(constraint.title).toMatchObject({ required: true, minLength: 1, maxLength: 500 })
+    expect(constraint.type?.required).toBe(true)
+    expect(constraint.severity?.required).toBe(true)
+    expect(constraint.status?.required).toBe(false)
+  })
+})
+
+describe('incident detail forms', () => {
+  it('tells the forms apart by intent and refuses an unknown one', () => {
+    expect(errorsOf(IncidentActionSchema, { intent: 'nope' })).toEqual({ intent: ['Unknown action'] })
+    expect(errorsOf(IncidentActionSchema, { intent: 'comment', comment: '  ' })).toEqual({ comment: ['This field is required'] })
+    expect(errorsOf(IncidentActionSchema, { intent: 'add-responder', responder: '' })).toEqual({ responder: ['This field is required'] })
+    expect(errorsOf(IncidentActionSchema, { intent: 'details', severity: '', type: '' })).toEqual({ severity: [SEVERITY_REQUIRED], type: [TYPE_REQUIRED] })
+    expect(errorsOf(IncidentActionSchema, { intent: 'add-hypothesis', type: 'root', title: '' })).toEqual({ title: ['This field is required'] })
+  })
+
+  it('parses each intent into what the write needs', () => {
+    expect(valueOf(IncidentActionSchema, { intent: 'add-responder', responder: `team:${INCIDENT}` })).toEqual({ intent: 'add-responder', responder: { kind: 'team', id: INCIDENT } })
+    expect(valueOf(IncidentActionSchema, { intent: 'evidence-dod', id: HYPOTHESIS, value: 'false' })).toEqual({ intent: 'evidence-dod', id: HYPOTHESIS, value: false })
+    // Stored incidents may spell medium in lower case; an empty person select clears the role.
+    expect(valueOf(IncidentActionSchema, { intent: 'details', severity: 'medium', type: 'cost', commander_id: '', communicator_id: HYPOTHESIS })).toEqual({
+      intent: 'details',
+      severity: 'medium',
+      type: 'cost',
+      communicator_id: HYPOTHESIS,
+    })
+    expect(valueOf(IncidentActionSchema, { intent: 'add-hypothesis', type: 'factor', title: ' Expired ', parent_id: HYPOTHESIS })).toEqual({
+      intent: 'add-hypothesis',
+      type: 'factor',
+      title: 'Expired',
+      parent_id: HYPOTHESIS,
+    })
   })
 })
 
@@ -86,20 +128,33 @@ describe('link to incident', () => {
   })
 
   it('requires an incident, and a hypothesis for an existing one', () => {
-    expect(validateLink(target, values({})).errors).toEqual({ incident: INCIDENT_REQUIRED })
-    expect(validateLink(target, values({ incident: INCIDENT })).errors).toEqual({ hypothesis: HYPOTHESIS_REQUIRED })
-    expect(validateLink(target, values({ incident: INCIDENT, hypothesis: 'new' })).errors).toEqual({ hypothesis: HYPOTHESIS_REQUIRED })
-    expect(validateLink(target, values({ incident: INCIDENT, hypothesis: HYPOTHESIS })).plan).toMatchObject({
+    expect(errorsOf(LinkSchema, { incident: '', note: '' })).toMatchObject({ incident: [INCIDENT_REQUIRED] })
+    expect(errorsOf(LinkSchema, { incident: 'not-an-id' })).toMatchObject({ incident: [INCIDENT_REQUIRED] })
+    expect(errorsOf(LinkSchema, { incident: INCIDENT })).toEqual({ hypothesis: [HYPOTHESIS_REQUIRED] })
+    expect(errorsOf(LinkSchema, { incident: INCIDENT, hypothesis: 'new', hypothesis_title: ' ' })).toEqual({ hypothesis: [HYPOTHESIS_REQUIRED] })
+    expect(getLinkPlan(target, valueOf(LinkSchema, { incident: INCIDENT, hypothesis: HYPOTHESIS, note: '' }))).toMatchObject({
       incident: { kind: 'existing', id: INCIDENT },
       hypothesis: { kind: 'existing', id: HYPOTHESIS },
       description: target.description,
     })
+    expect(getLinkPlan(target, valueOf(LinkSchema, { incident: INCIDENT, hypothesis: 'new', hypothesis_title: 'DNS' })).hypothesis).toEqual({ kind: 'new', title: 'DNS' })
   })
 
-  it('asks a new incident for type and severity and names its hypothesis after it', () => {
-    expect(validateLink(target, values({ incident: 'new' })).errors).toEqual({ incident_title: INCIDENT_REQUIRED, incident_type: TYPE_REQUIRED, severity: SEVERITY_REQUIRED })
-    const { plan } = validateLink(target, values({ incident: 'new', incident_title: 'Refunds down', incident_type: 'availability', severity: 'high', description: 'seen at 10:00' }))
-    expect(plan).toMatchObject({ incident: { kind: 'new', title: 'Refunds down' }, hypothesis: { kind: 'new', title: 'Refunds down' }, description: 'seen at 10:00' })
+  it('asks a new incident for title, type and severity and names its hypothesis after it', () => {
+    expect(errorsOf(LinkSchema, { incident: 'new', incident_title: '', incident_type: '', severity: '' })).toEqual({
+      incident_title: [INCIDENT_REQUIRED],
+      incident_type: [TYPE_REQUIRED],
+      severity: [SEVERITY_REQUIRED],
+    })
+    const value = valueOf(LinkSchema, { incident: 'new', incident_title: 'Refunds down', incident_type: 'availability', severity: 'high', note: 'seen at 10:00' })
+    expect(getLinkPlan(target, value)).toMatchObject({ incident: { kind: 'new', title: 'Refunds down' }, hypothesis: { kind: 'new', title: 'Refunds down' }, description: 'seen at 10:00' })
+  })
+
+  it('makes each branch required on screen', () => {
+    const constraint = getLinkConstraint()
+    for (const name of ['incident', 'hypothesis', 'incident_title', 'incident_type', 'severity'] as const) expect(constraint[name]?.required).toBe(true)
+    expect(constraint.hypothesis_title?.required).toBe(false)
+    expect(constraint.note?.required).toBe(false)
   })
 
   it('auto-selects a lone hypothesis only', () => {
@@ -108,12 +163,7 @@ describe('link to incident', () => {
     expect(getDefaultHypothesis([{ id: HYPOTHESIS }], 'new')).toBe('new')
   })
 
-  it('sends a failed plain post back with its values and keeps return paths local', () => {
-    const href = linkPageHref([['type', 'check'], ['check_id', CHECK]], values({ incident: 'new', severity: 'high' }), { incident_type: TYPE_REQUIRED }, '/health?checkId=x')
-    const params = new URL(href, 'http://x').searchParams
-    expect(params.get('incident')).toBe('new')
-    expect(params.get('err_incident_type')).toBe(TYPE_REQUIRED)
-    expect(params.get('returnTo')).toBe('/health?checkId=x')
+  it('keeps return paths local', () => {
     expect(safeReturnTo('//evil.example')).toBe('')
     expect(safeReturnTo('https://evil.example')).toBe('')
     expect(safeReturnTo('/catalog/1')).toBe('/catalog/1')

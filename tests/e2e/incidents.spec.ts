@@ -13,6 +13,11 @@ async function getFailingCheckId(page: Page): Promise<string> {
   return rows[0]!.id
 }
 
+/** The browser's own constraint check on a field (works with JavaScript off: it is not page script). */
+function isValueMissing(page: Page, testId: string): Promise<boolean> {
+  return page.getByTestId(testId).evaluate((element) => (element as HTMLInputElement | HTMLSelectElement).validity.valueMissing)
+}
+
 function history(page: Page, type: string) {
   return page.getByTestId('history').locator(`[data-history-type="${type}"]`)
 }
@@ -25,13 +30,19 @@ test.describe('incidents', () => {
     const title = `Checkout errors ${suffix}`
     await signInWithToken(page, '/incidents')
 
-    // Create: the spec's messages first, then the incident, open by default.
+    // Create: an empty form is refused (the spec's messages with JS, the browser's own
+    // constraints without), then the incident, open by default.
     await page.getByTestId('create-incident-open').click()
     await page.getByTestId('create-incident-submit').click()
     const dialog = page.getByTestId('create-incident-dialog')
-    await expect(dialog).toContainText('This field is required')
-    await expect(dialog).toContainText('Please select an incident type')
-    await expect(dialog).toContainText('Please select incident severity')
+    if (hasJs) {
+      await expect(dialog).toContainText('This field is required')
+      await expect(dialog).toContainText('Please select an incident type')
+      await expect(dialog).toContainText('Please select incident severity')
+    } else {
+      await expect(dialog).toBeVisible()
+      expect(await isValueMissing(page, 'incident-title')).toBe(true)
+    }
     await page.getByTestId('incident-title').fill(title)
     await page.getByTestId('incident-type').selectOption('availability')
     await page.getByTestId('incident-severity').selectOption('critical')
@@ -79,8 +90,14 @@ test.describe('incidents', () => {
     await linkDialog.getByTestId('link-incident-new').click()
     if (!hasJs) await linkDialog.getByTestId('link-incident-choose').click()
     await linkDialog.getByTestId('link-submit').click()
-    await expect(page.getByTestId('link-to-incident-dialog')).toContainText('Please select an incident type')
-    await expect(page.getByTestId('link-to-incident-dialog')).toContainText('Please select incident severity')
+    if (hasJs) {
+      await expect(page.getByTestId('link-to-incident-dialog')).toContainText('Please select an incident type')
+      await expect(page.getByTestId('link-to-incident-dialog')).toContainText('Please select incident severity')
+    } else {
+      await expect(page.getByTestId('link-to-incident-dialog')).toBeVisible()
+      expect(await isValueMissing(page, 'link-incident-type')).toBe(true)
+      expect(await isValueMissing(page, 'link-incident-severity')).toBe(true)
+    }
     await page.getByTestId('link-incident-title').fill(newTitle)
     await page.getByTestId('link-incident-type').selectOption('availability')
     await page.getByTestId('link-incident-severity').selectOption('high')
@@ -149,5 +166,35 @@ test.describe('incidents', () => {
     await expect(row).toHaveCount(1)
     await expect(row.getByTestId('severity-badge')).toHaveText('Critical')
     await expect(row.getByTestId('status-badge')).toHaveText('Resolved')
+  })
+
+  test('native constraints refuse an empty required field before anything is posted', async ({ page }, testInfo) => {
+    test.skip(testInfo.project.name !== 'no-js', 'the browser itself refuses the form only while no script validates it')
+    await signInWithToken(page, '/incidents?dialog=new')
+    const posts: string[] = []
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push(request.url())
+    })
+    const before = page.url()
+    await page.getByTestId('create-incident-submit').click()
+    // Give a post, had one been sent, the time to arrive and navigate.
+    await page.waitForTimeout(500)
+    expect(page.url()).toBe(before)
+    expect(posts).toEqual([])
+    await expect(page.getByTestId('incident-title')).toHaveAttribute('required', '')
+    expect(await isValueMissing(page, 'incident-title')).toBe(true)
+    // The same holds on the incident page: an empty comment is not posted.
+    await page.getByTestId('incident-title').fill(`Constraint check ${Date.now()}`)
+    await page.getByTestId('incident-type').selectOption('availability')
+    await page.getByTestId('incident-severity').selectOption('low')
+    await page.getByTestId('create-incident-submit').click()
+    await expect(page).toHaveURL(/\/incidents\/[0-9a-f-]{36}$/)
+    const incidentUrl = page.url()
+    posts.length = 0
+    await page.getByTestId('comment-submit').click()
+    await page.waitForTimeout(500)
+    expect(page.url()).toBe(incidentUrl)
+    expect(posts).toEqual([])
+    expect(await isValueMissing(page, 'comment-text')).toBe(true)
   })
 })

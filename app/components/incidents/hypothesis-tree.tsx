@@ -1,8 +1,11 @@
+import { getFormProps, getInputProps, getSelectProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod'
 import { Form, Link } from '@remix-run/react'
 import { CheckCircle2, Circle, Flag, Plus } from '#app/components/ui/icons.tsx'
 import { ErrorList } from '#app/components/forms.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
+import { AddHypothesisSchema, HypothesisStatusSchema } from '#app/lib/incident-forms.ts'
 import {
   buildHypothesisTree,
   formatTimestamp,
@@ -16,14 +19,15 @@ import type { EvidenceRow, HypothesisRow } from '#app/lib/incidents.server.ts'
 import { HypothesisStatusBadge } from './incident-badges.tsx'
 import { SELECT_CLASS } from './incident-fields.tsx'
 
-type FormError = { intent: string; target?: string; message: string } | null
+/** The failed result of one form on the page, by its key (`<intent>:<row>`), if it is the one that failed. */
+type GetResult = (form: string) => SubmissionResult | undefined
 
 /**
  * Root > factor > solution, each node with its status form, its evidence and a form for its
  * next level. Every control is a small POST form with an `intent`, so the tree works the same
  * with JavaScript off.
  */
-export function HypothesisTree({ hypotheses, canWrite, error }: { hypotheses: HypothesisRow[]; canWrite: boolean; error: FormError }) {
+export function HypothesisTree({ hypotheses, canWrite, getResult }: { hypotheses: HypothesisRow[]; canWrite: boolean; getResult: GetResult }) {
   const roots = buildHypothesisTree(hypotheses)
   return (
     <section aria-labelledby="hypotheses-heading" className="flex flex-col gap-3" data-testid="hypotheses">
@@ -33,15 +37,15 @@ export function HypothesisTree({ hypotheses, canWrite, error }: { hypotheses: Hy
       {roots.length === 0 ? <p className="text-sm text-muted-foreground">No hypotheses yet.</p> : null}
       <ul className="flex flex-col gap-3">
         {roots.map((node) => (
-          <HypothesisItem key={node.id} node={node} canWrite={canWrite} error={error} />
+          <HypothesisItem key={node.id} node={node} canWrite={canWrite} getResult={getResult} />
         ))}
       </ul>
-      {canWrite ? <AddHypothesisForm type="root" parentId={null} error={error} /> : null}
+      {canWrite ? <AddHypothesisForm type="root" parentId={null} result={getResult('add-hypothesis')} /> : null}
     </section>
   )
 }
 
-function HypothesisItem({ node, canWrite, error }: { node: HypothesisNode<HypothesisRow>; canWrite: boolean; error: FormError }) {
+function HypothesisItem({ node, canWrite, getResult }: { node: HypothesisNode<HypothesisRow>; canWrite: boolean; getResult: GetResult }) {
   const childType = getChildHypothesisType(node.type)
   return (
     <li className="rounded-md border bg-card p-3" data-testid={`hypothesis-${node.type}`} data-hypothesis-id={node.id}>
@@ -51,27 +55,8 @@ function HypothesisItem({ node, canWrite, error }: { node: HypothesisNode<Hypoth
           {node.title}
         </span>
         <HypothesisStatusBadge status={node.status} />
-        {canWrite ? (
-          <Form method="post" preventScrollReset className="ml-auto flex items-center gap-1" data-testid="hypothesis-status-form">
-            <input type="hidden" name="intent" value="hypothesis-status" />
-            <input type="hidden" name="id" value={node.id} />
-            <label className="sr-only" htmlFor={`status-${node.id}`}>
-              Status of {node.title}
-            </label>
-            <select id={`status-${node.id}`} name="status" defaultValue={node.status} key={node.status} className={SELECT_CLASS} data-testid="hypothesis-status-select">
-              {HYPOTHESIS_STATUSES.map((status) => (
-                <option key={status} value={status}>
-                  {labelOf(status)}
-                </option>
-              ))}
-            </select>
-            <Button type="submit" variant="outline" size="sm" data-testid="hypothesis-status-submit">
-              Set
-            </Button>
-          </Form>
-        ) : null}
+        {canWrite ? <HypothesisStatusForm node={node} result={getResult(`hypothesis-status:${node.id}`)} /> : null}
       </div>
-      {error?.target === node.id ? <ErrorList errors={[error.message]} className="mt-2" /> : null}
       {node.evidences.length ? (
         <ul className="mt-3 flex flex-col gap-2" aria-label={`Evidence for ${node.title}`}>
           {node.evidences.map((evidence) => (
@@ -82,34 +67,78 @@ function HypothesisItem({ node, canWrite, error }: { node: HypothesisNode<Hypoth
       {node.children.length ? (
         <ul className="mt-3 flex flex-col gap-3 border-l-2 pl-4">
           {node.children.map((child) => (
-            <HypothesisItem key={child.id} node={child} canWrite={canWrite} error={error} />
+            <HypothesisItem key={child.id} node={child} canWrite={canWrite} getResult={getResult} />
           ))}
         </ul>
       ) : null}
-      {canWrite && childType ? <AddHypothesisForm type={childType} parentId={node.id} error={error} /> : null}
+      {canWrite && childType ? <AddHypothesisForm type={childType} parentId={node.id} result={getResult(`add-hypothesis:${node.id}`)} /> : null}
     </li>
   )
 }
 
-function AddHypothesisForm({ type, parentId, error }: { type: string; parentId: string | null; error: FormError }) {
-  const key = parentId ?? 'root'
-  const fieldError = error?.intent === 'add-hypothesis' && (error.target ?? 'root') === key ? error.message : undefined
+function HypothesisStatusForm({ node, result }: { node: HypothesisNode<HypothesisRow>; result: SubmissionResult | undefined }) {
+  const [form, fields] = useForm({
+    id: `hypothesis-status-${node.id}`,
+    lastResult: result,
+    constraint: getZodConstraint(HypothesisStatusSchema),
+    defaultValue: { status: node.status },
+    defaultNoValidate: false,
+    onValidate({ formData }) {
+      return parseWithZod(formData, { schema: HypothesisStatusSchema })
+    },
+  })
+  const { key: _key, ...statusProps } = getSelectProps(fields.status)
   return (
-    <Form method="post" preventScrollReset className="mt-2 flex flex-col gap-1" data-testid={`add-${type}-form`}>
+    <Form method="post" preventScrollReset {...getFormProps(form)} className="ml-auto flex flex-wrap items-center gap-1" data-testid="hypothesis-status-form">
+      <input type="hidden" name="intent" value="hypothesis-status" />
+      <input type="hidden" name="id" value={node.id} />
+      <label className="sr-only" htmlFor={fields.status.id}>
+        Status of {node.title}
+      </label>
+      {/* Keyed by the stored status so the select follows it after the reload. */}
+      <select {...statusProps} key={node.status} className={SELECT_CLASS} data-testid="hypothesis-status-select">
+        {HYPOTHESIS_STATUSES.map((status) => (
+          <option key={status} value={status}>
+            {labelOf(status)}
+          </option>
+        ))}
+      </select>
+      <Button type="submit" variant="outline" size="sm" data-testid="hypothesis-status-submit">
+        Set
+      </Button>
+      <ErrorList id={form.errorId} errors={Object.values(form.allErrors).flat()} className="w-full" />
+    </Form>
+  )
+}
+
+function AddHypothesisForm({ type, parentId, result }: { type: string; parentId: string | null; result: SubmissionResult | undefined }) {
+  const key = parentId ?? 'root'
+  const [form, fields] = useForm({
+    id: `add-${type}-${key}`,
+    lastResult: result,
+    constraint: getZodConstraint(AddHypothesisSchema),
+    defaultNoValidate: false,
+    onValidate({ formData }) {
+      return parseWithZod(formData, { schema: AddHypothesisSchema })
+    },
+  })
+  const { key: _key, ...titleProps } = getInputProps(fields.title, { type: 'text' })
+  return (
+    <Form method="post" preventScrollReset {...getFormProps(form)} className="mt-2 flex flex-col gap-1" data-testid={`add-${type}-form`}>
       <input type="hidden" name="intent" value="add-hypothesis" />
       <input type="hidden" name="type" value={type} />
       {parentId ? <input type="hidden" name="parent_id" value={parentId} /> : null}
       <div className="flex items-center gap-2">
-        <label className="sr-only" htmlFor={`new-${type}-${key}`}>
+        <label className="sr-only" htmlFor={fields.title.id}>
           New {type} title
         </label>
-        <Input id={`new-${type}-${key}`} name="title" placeholder={`Add ${type === 'root' ? 'a root cause' : `a ${type}`}`} compact data-testid={`add-${type}-title`} />
+        <Input {...titleProps} placeholder={`Add ${type === 'root' ? 'a root cause' : `a ${type}`}`} compact data-testid={`add-${type}-title`} />
         <Button type="submit" variant="outline" size="sm" data-testid={`add-${type}-submit`}>
           <Plus aria-hidden="true" />
           Add {labelOf(type)}
         </Button>
       </div>
-      <ErrorList errors={[fieldError]} />
+      <ErrorList id={fields.title.errorId} errors={[...(form.errors ?? []), ...(fields.title.errors ?? [])]} />
     </Form>
   )
 }

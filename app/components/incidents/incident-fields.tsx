@@ -1,34 +1,38 @@
 import type { SelectHTMLAttributes } from 'react'
-import { ErrorList } from '#app/components/forms.tsx'
+import { ErrorList, type ListOfErrors } from '#app/components/forms.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { INCIDENT_SEVERITY_OPTIONS, INCIDENT_TYPES, labelOf } from '#app/lib/incidents.ts'
 
 export const SELECT_CLASS = 'h-9 rounded-md border border-input bg-card px-2 text-sm shadow-sm'
 
-/** A labelled native select with its error: native so it works the same with JavaScript off. */
+/**
+ * A labelled native select with its errors: native so it works the same with JavaScript off.
+ * Takes conform's `getSelectProps` (id, name, required, defaultValue, aria attributes).
+ */
 export function SelectField({
-  id,
   label,
   options,
-  error,
+  errors,
   placeholder,
   className,
-  ...props
+  ...selectProps
 }: {
   id: string
   label: string
   options: ReadonlyArray<{ value: string; label: string }>
-  error?: string
+  errors?: ListOfErrors
   placeholder?: string
   className?: string
 } & SelectHTMLAttributes<HTMLSelectElement>) {
-  const errorId = error ? `${id}-error` : undefined
+  // conform's prop getters include a React `key`, which must not be spread into JSX.
+  const { key: _key, ...props } = selectProps as typeof selectProps & { key?: unknown }
+  const errorId = errors?.length ? `${props.id}-error` : undefined
   return (
     <div className={cn('flex flex-col gap-1.5', className)}>
-      <label htmlFor={id} className="text-sm font-medium">
+      <label htmlFor={props.id} className="text-sm font-medium">
         {label}
       </label>
-      <select id={id} className={SELECT_CLASS} aria-invalid={error ? true : undefined} aria-describedby={errorId} {...props}>
+      <select className={SELECT_CLASS} aria-invalid={errorId ? true : undefined} aria-describedby={errorId} {...props}>
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
         {options.map((option) => (
           <option key={option.value} value={option.value}>
@@ -36,7 +40,7 @@ export function SelectField({
           </option>
         ))}
       </select>
-      <ErrorList id={errorId} errors={[error]} />
+      <ErrorList id={errorId} errors={errors} />
     </div>
   )
 }

@@ -1,22 +1,15 @@
+import { getCollectionProps, getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type Submission, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
 import { Link, useFetcher } from '@remix-run/react'
 import { CircleCheck, X } from '#app/components/ui/icons.tsx'
-import { useEffect, useRef, useState, type ReactNode } from 'react'
+import { useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react'
 import { ErrorList } from '#app/components/forms.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
-import {
-  evidenceTargetFields,
-  getDefaultHypothesis,
-  isUuid,
-  labelOf,
-  NEW_OPTION,
-  validateLink,
-  type EvidenceTarget,
-  type FieldErrors,
-  type LinkFormValues,
-} from '#app/lib/incidents.ts'
+import { getLinkConstraint, LinkSchema, type LinkFormFields, type LinkValue } from '#app/lib/incident-forms.ts'
 import { LINK_RESOURCE } from '#app/lib/evidence-target.ts'
+import { evidenceTargetFields, isUuid, labelOf, NEW_OPTION, type EvidenceTarget } from '#app/lib/incidents.ts'
 import { IncidentStatusBadge, SeverityBadge } from './incident-badges.tsx'
 import { SelectField, SEVERITY_OPTIONS, TYPE_OPTIONS } from './incident-fields.tsx'
 
@@ -24,9 +17,34 @@ import { SelectField, SEVERITY_OPTIONS, TYPE_OPTIONS } from './incident-fields.t
 type IncidentOption = { id: string; incident_id: string; title: string; status: string; severity: string }
 type HypothesisOption = { id: string; title: string; type: string; status: string }
 type SearchData = { incidents?: IncidentOption[]; hypotheses?: HypothesisOption[] }
-type SubmitData = { ok: true; incidentId: string; message: string } | { ok: false; errors: FieldErrors }
+type SubmitData = { result: SubmissionResult; incidentId?: string; message?: string }
 
 const SEARCH_DEBOUNCE_MS = 100
+
+/**
+ * The link form (001 §2, §5), shared by the in-place dialog and the no-JavaScript page: the
+ * schema's own checks in the browser, each branch's fields required while on screen, and
+ * the server's answer (`reply()`) as `lastResult`.
+ */
+export function useLinkForm({ lastResult, defaultValue }: { lastResult: SubmissionResult | undefined; defaultValue: Record<string, string> }) {
+  return useForm<LinkFormFields, LinkValue>({
+    id: 'link-to-incident',
+    lastResult,
+    constraint: getLinkConstraint(),
+    defaultValue,
+    // Native constraints stop an incomplete form before it is posted, also before JavaScript loads.
+    defaultNoValidate: false,
+    onValidate({ formData }) {
+      // The schema's input is `unknown` (it derives the branch from the raw form), so the fields are named here.
+      return parseWithZod(formData, { schema: LinkSchema }) as Submission<LinkFormFields, string[], LinkValue>
+    },
+    // Errors clear as the field is corrected, not on blur: a blur that removes an error line
+    // moves the submit button under the pointer and swallows the click that caused it.
+    shouldRevalidate: 'onInput',
+  })
+}
+type LinkForm = ReturnType<typeof useLinkForm>[0]
+type LinkFields = ReturnType<typeof useLinkForm>[1]
 
 /**
  * The hydrated link-to-incident dialog (001 §2), loaded when 'Attach as Evidence' is first
@@ -89,18 +107,17 @@ export function LinkedToast({ incidentId, message, onClose }: { incidentId: stri
   )
 }
 
-const EMPTY_VALUES: LinkFormValues = { incident: '', incidentTitle: '', incidentType: '', severity: '', hypothesis: '', hypothesisTitle: '', description: '' }
-
 function LinkToIncidentDialogForm({ target, onDone }: { target: EvidenceTarget; onDone: (result: { incidentId: string; message: string } | null) => void }) {
   const search = useFetcher<SearchData>()
   const hypothesesFetcher = useFetcher<SearchData>()
   const submit = useFetcher<SubmitData>()
+  // The search box's text drives the option list only; it is not part of the form.
   const [query, setQuery] = useState('')
-  const [values, setValues] = useState<LinkFormValues>({ ...EMPTY_VALUES, description: target.description })
-  const [errors, setErrors] = useState<FieldErrors>({})
+  const [form, fields] = useLinkForm({ lastResult: submit.data?.result, defaultValue: { note: target.description } })
+  const incident = typeof fields.incident.value === 'string' ? fields.incident.value : ''
+
   const loadSearch = useRef(search.load)
   loadSearch.current = search.load
-
   useEffect(() => {
     const timer = setTimeout(() => loadSearch.current(`${LINK_RESOURCE}?q=${encodeURIComponent(query)}`), SEARCH_DEBOUNCE_MS)
     return () => clearTimeout(timer)
@@ -109,54 +126,28 @@ function LinkToIncidentDialogForm({ target, onDone }: { target: EvidenceTarget; 
   const loadHypotheses = useRef(hypothesesFetcher.load)
   loadHypotheses.current = hypothesesFetcher.load
   useEffect(() => {
-    if (isUuid(values.incident)) loadHypotheses.current(`${LINK_RESOURCE}?incident=${values.incident}`)
-  }, [values.incident])
+    if (isUuid(incident)) loadHypotheses.current(`${LINK_RESOURCE}?incident=${incident}`)
+  }, [incident])
+  const isLoadingHypotheses = hypothesesFetcher.state !== 'idle'
+  const hypotheses = isUuid(incident) && !isLoadingHypotheses ? (hypothesesFetcher.data?.hypotheses ?? []) : []
 
-  const hypotheses = isUuid(values.incident) && hypothesesFetcher.state === 'idle' ? (hypothesesFetcher.data?.hypotheses ?? []) : []
-  const chosenHypothesis = getDefaultHypothesis(hypotheses, values.hypothesis)
-
+  // Success and a failed step (a form-level error) both end the dialog (001 §2); field
+  // errors stay in the form through `lastResult`.
   const handled = useRef<SubmitData | undefined>(undefined)
   useEffect(() => {
-    const result = submit.data
-    if (submit.state !== 'idle' || !result || handled.current === result) return
-    handled.current = result
-    if (result.ok) onDone({ incidentId: result.incidentId, message: result.message })
-    else if (result.errors.form) onDone(null)
-    else setErrors(result.errors)
+    const data = submit.data
+    if (submit.state !== 'idle' || !data || handled.current === data) return
+    handled.current = data
+    if (data.incidentId) onDone({ incidentId: data.incidentId, message: data.message ?? '' })
+    else if (data.result.error?.['']?.length) onDone(null)
   }, [submit.state, submit.data, onDone])
-
-  const set = (changes: Partial<LinkFormValues>) => setValues((current) => ({ ...current, ...changes }))
   const isBusy = submit.state !== 'idle'
 
   return (
-    <form
-      method="post"
-      action={LINK_RESOURCE}
-      className="flex flex-col gap-4"
-      data-testid="link-to-incident-form"
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault()
-        const effective = { ...values, hypothesis: chosenHypothesis }
-        const verdict = validateLink(target, effective)
-        if (verdict.errors) {
-          setErrors(verdict.errors)
-          return
-        }
-        setErrors({})
-        const data = new FormData()
-        for (const [name, value] of evidenceTargetFields(target)) data.set(name, value)
-        data.set('_fetcher', '1')
-        data.set('incident', effective.incident)
-        data.set('incident_title', effective.incidentTitle)
-        data.set('incident_type', effective.incidentType)
-        data.set('severity', effective.severity)
-        data.set('hypothesis', effective.hypothesis)
-        data.set('hypothesis_title', effective.hypothesisTitle)
-        data.set('note', effective.description)
-        submit.submit(data, { method: 'post', action: LINK_RESOURCE })
-      }}
-    >
+    <submit.Form method="post" action={LINK_RESOURCE} {...getFormProps(form)} className="flex flex-col gap-4" data-testid="link-to-incident-form">
+      {evidenceTargetFields(target).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
       <div className="flex flex-col gap-1.5">
         <Label htmlFor="link-incident-search">Incident</Label>
         <Input
@@ -168,59 +159,50 @@ function LinkToIncidentDialogForm({ target, onDone }: { target: EvidenceTarget; 
           data-testid="link-incident-search"
         />
       </div>
-      <IncidentChoices
-        incidents={search.data?.incidents ?? []}
-        chosen={values.incident}
-        onChoose={(incident) => {
-          // A different incident clears the hypothesis; its own list loads next (001 §2).
-          set({ incident, hypothesis: '', incidentTitle: incident === NEW_OPTION && !values.incidentTitle ? query : values.incidentTitle })
-        }}
-        error={errors.incident}
-      />
-      {values.incident === NEW_OPTION ? (
-        <NewIncidentFields
-          values={values}
-          errors={errors}
-          onChange={(changes) => set(changes)}
-        />
-      ) : isUuid(values.incident) ? (
-        <HypothesisChoices
-          hypotheses={hypotheses}
-          isLoading={hypothesesFetcher.state !== 'idle'}
-          chosen={chosenHypothesis}
-          title={values.hypothesisTitle}
-          onChoose={(hypothesis) => set({ hypothesis })}
-          onTitle={(hypothesisTitle) => set({ hypothesisTitle })}
-          error={errors.hypothesis}
-        />
+      <IncidentChoices incidents={search.data?.incidents ?? []} radios={getIncidentRadios(fields, search.data?.incidents ?? [])} errors={fields.incident.errors} />
+      {incident === NEW_OPTION ? (
+        // A new incident's title starts from what was searched for.
+        <NewIncidentFields fields={fields} defaultTitle={query} />
+      ) : isUuid(incident) ? (
+        // Keyed by the incident: another incident clears the hypothesis (001 §2).
+        <HypothesisChoices key={incident} form={form} fields={fields} hypotheses={hypotheses} isLoading={isLoadingHypotheses} />
       ) : null}
-      <DescriptionField value={values.description} onChange={(description) => set({ description })} />
+      <DescriptionField fields={fields} />
       <div className="flex justify-end">
         <Button type="submit" disabled={isBusy} data-testid="link-submit">
           {isBusy ? 'Linking..' : 'Link'}
         </Button>
       </div>
-    </form>
+    </submit.Form>
   )
 }
 
+type RadioProps = InputHTMLAttributes<HTMLInputElement> & { key?: string }
+
+/** The incident radios (each option, then 'Create new incident') as conform collection props. */
+export function getIncidentRadios(fields: LinkFields, incidents: ReadonlyArray<{ id: string }>): Map<string, RadioProps> {
+  const values = [...incidents.map((incident) => incident.id), NEW_OPTION]
+  return new Map(getCollectionProps(fields.incident, { type: 'radio', options: values }).map((props) => [props.value, props]))
+}
+
+function Radio({ props, ...rest }: { props: RadioProps | undefined } & InputHTMLAttributes<HTMLInputElement>) {
+  const { key: _key, ...radio } = props ?? {}
+  return <input type="radio" {...radio} {...rest} />
+}
+
 /**
- * Incident options as radios plus 'Create new incident'. Controlled in the dialog, uncontrolled
- * (defaultChecked) on the no-JavaScript page.
+ * Incident options as radios plus 'Create new incident': inside the link form in the dialog,
+ * inside the page's GET step (choosing an incident) without JavaScript.
  */
 export function IncidentChoices({
   incidents,
-  chosen,
-  onChoose,
-  error,
+  radios,
+  errors,
 }: {
   incidents: IncidentOption[]
-  chosen: string
-  onChoose?: (value: string) => void
-  error?: string
+  radios: Map<string, RadioProps>
+  errors?: string[]
 }) {
-  const radio = (value: string) =>
-    onChoose ? { checked: chosen === value, onChange: () => onChoose(value) } : { defaultChecked: chosen === value }
   return (
     <fieldset className="flex flex-col gap-1" data-testid="link-incident-options">
       <legend className="sr-only">Choose an incident</legend>
@@ -229,7 +211,7 @@ export function IncidentChoices({
         {incidents.map((incident) => (
           <li key={incident.id} className="border-b last:border-b-0">
             <label className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-muted" data-testid="link-incident-option">
-              <input type="radio" name="incident" value={incident.id} {...radio(incident.id)} />
+              <Radio props={radios.get(incident.id)} />
               <span className="font-mono text-xs text-muted-foreground">{incident.incident_id}</span>
               <span className="flex-1 truncate">{incident.title}</span>
               <SeverityBadge severity={incident.severity} />
@@ -239,67 +221,58 @@ export function IncidentChoices({
         ))}
         <li>
           <label className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm font-medium hover:bg-muted" data-testid="link-incident-new">
-            <input type="radio" name="incident" value={NEW_OPTION} {...radio(NEW_OPTION)} />
+            <Radio props={radios.get(NEW_OPTION)} />
             Create new incident
           </label>
         </li>
       </ul>
-      <ErrorList errors={[error]} />
+      <ErrorList errors={errors} />
     </fieldset>
   )
 }
 
-export function NewIncidentFields({
-  values,
-  errors,
-  onChange,
-}: {
-  values: LinkFormValues
-  errors: FieldErrors
-  onChange?: (changes: Partial<LinkFormValues>) => void
-}) {
-  const bind = (name: keyof LinkFormValues) =>
-    onChange
-      ? { value: values[name], onChange: (event: { currentTarget: { value: string } }) => onChange({ [name]: event.currentTarget.value }) }
-      : { defaultValue: values[name] }
+export function NewIncidentFields({ fields, defaultTitle }: { fields: LinkFields; defaultTitle: string }) {
+  const { key: _key, ...titleProps } = getInputProps(fields.incident_title, { type: 'text' })
+  const { key: _hypothesisKey, ...hypothesisProps } = getInputProps(fields.hypothesis_title, { type: 'text' })
   return (
     <div className="flex flex-col gap-3 rounded-md border p-3" data-testid="link-new-incident">
       <div className="flex flex-col gap-1.5">
-        <Label htmlFor="link-incident-title">Incident title</Label>
-        <Input id="link-incident-title" name="incident_title" aria-invalid={errors.incident_title ? true : undefined} data-testid="link-incident-title" {...bind('incidentTitle')} />
-        <ErrorList errors={[errors.incident_title]} />
+        <Label htmlFor={fields.incident_title.id}>Incident title</Label>
+        <Input {...titleProps} defaultValue={titleProps.defaultValue ?? defaultTitle} data-testid="link-incident-title" />
+        <ErrorList id={fields.incident_title.errorId} errors={fields.incident_title.errors} />
       </div>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <SelectField id="link-incident-type" name="incident_type" label="Type" options={TYPE_OPTIONS} placeholder="Select type" error={errors.incident_type} data-testid="link-incident-type" {...bind('incidentType')} />
-        <SelectField id="link-incident-severity" name="severity" label="Severity" options={SEVERITY_OPTIONS} placeholder="Select severity" error={errors.severity} data-testid="link-incident-severity" {...bind('severity')} />
+        <SelectField {...getSelectProps(fields.incident_type)} label="Type" options={TYPE_OPTIONS} placeholder="Select type" errors={fields.incident_type.errors} data-testid="link-incident-type" />
+        <SelectField {...getSelectProps(fields.severity)} label="Severity" options={SEVERITY_OPTIONS} placeholder="Select severity" errors={fields.severity.errors} data-testid="link-incident-severity" />
       </div>
       <div className="flex flex-col gap-1.5">
-        <Label htmlFor="link-hypothesis-title-new">Hypothesis</Label>
-        <Input id="link-hypothesis-title-new" name="hypothesis_title" placeholder="Defaults to the incident title" data-testid="link-hypothesis-title" {...bind('hypothesisTitle')} />
+        <Label htmlFor={fields.hypothesis_title.id}>Hypothesis</Label>
+        <Input {...hypothesisProps} placeholder="Defaults to the incident title" data-testid="link-hypothesis-title" />
       </div>
     </div>
   )
 }
 
+/**
+ * The chosen incident's hypotheses plus 'Create new hypothesis' with its title. A lone
+ * hypothesis is picked for the user (001 §2); typing a title picks the new one (with JS).
+ */
 export function HypothesisChoices({
+  form,
+  fields,
   hypotheses,
   isLoading = false,
-  chosen,
-  title,
-  onChoose,
-  onTitle,
-  error,
 }: {
+  form: LinkForm
+  fields: LinkFields
   hypotheses: HypothesisOption[]
   isLoading?: boolean
-  chosen: string
-  title: string
-  onChoose?: (value: string) => void
-  onTitle?: (value: string) => void
-  error?: string
 }) {
-  const radio = (value: string) =>
-    onChoose ? { checked: chosen === value, onChange: () => onChoose(value) } : { defaultChecked: chosen === value }
+  const radios = new Map(
+    getCollectionProps(fields.hypothesis, { type: 'radio', options: [...hypotheses.map((hypothesis) => hypothesis.id), NEW_OPTION] }).map((props) => [props.value, props]),
+  )
+  const isChosen = typeof fields.hypothesis.initialValue === 'string' && fields.hypothesis.initialValue !== ''
+  const { key: _key, ...titleProps } = getInputProps(fields.hypothesis_title, { type: 'text' })
   return (
     <fieldset className="flex flex-col gap-1" data-testid="link-hypothesis-options">
       <legend className="mb-1 text-sm font-medium">Hypothesis</legend>
@@ -308,7 +281,7 @@ export function HypothesisChoices({
         {hypotheses.map((hypothesis) => (
           <li key={hypothesis.id} className="border-b">
             <label className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-muted" data-testid="link-hypothesis-option">
-              <input type="radio" name="hypothesis" value={hypothesis.id} {...radio(hypothesis.id)} />
+              <Radio props={radios.get(hypothesis.id)} {...(!isChosen && hypotheses.length === 1 ? { defaultChecked: true } : {})} />
               <span className="rounded bg-muted px-1 text-[11px] uppercase text-muted-foreground">{hypothesis.type}</span>
               <span className="flex-1 truncate">{hypothesis.title}</span>
               <span className="text-xs text-muted-foreground">{labelOf(hypothesis.status)}</span>
@@ -317,42 +290,30 @@ export function HypothesisChoices({
         ))}
         <li>
           <label className="flex items-center gap-2 px-3 py-2 text-sm">
-            <input type="radio" name="hypothesis" value={NEW_OPTION} aria-label="Create new hypothesis" data-testid="link-hypothesis-new" {...radio(NEW_OPTION)} />
+            <Radio props={radios.get(NEW_OPTION)} aria-label="Create new hypothesis" data-testid="link-hypothesis-new" />
             <Input
-              name="hypothesis_title"
+              {...titleProps}
               placeholder="Create new hypothesis"
               compact
               data-testid="link-hypothesis-new-title"
-              {...(onTitle
-                ? {
-                    value: title,
-                    onChange: (event: { currentTarget: { value: string } }) => {
-                      onTitle(event.currentTarget.value)
-                      onChoose?.(NEW_OPTION)
-                    },
-                  }
-                : { defaultValue: title })}
+              onChange={() => {
+                if (fields.hypothesis.value !== NEW_OPTION) form.update({ name: fields.hypothesis.name, value: NEW_OPTION })
+              }}
             />
           </label>
         </li>
       </ul>
-      <ErrorList errors={[error]} />
+      <ErrorList id={fields.hypothesis.errorId} errors={fields.hypothesis.errors} />
     </fieldset>
   )
 }
 
-export function DescriptionField({ value, onChange }: { value: string; onChange?: (value: string) => void }) {
+export function DescriptionField({ fields }: { fields: LinkFields }) {
+  const { key: _key, ...noteProps } = getTextareaProps(fields.note)
   return (
     <div className="flex flex-col gap-1.5">
-      <Label htmlFor="link-description">Description</Label>
-      <textarea
-        id="link-description"
-        name="note"
-        rows={2}
-        className="rounded-md border border-input bg-card px-3 py-2 text-sm"
-        data-testid="link-description"
-        {...(onChange ? { value, onChange: (event) => onChange(event.currentTarget.value) } : { defaultValue: value })}
-      />
+      <Label htmlFor={fields.note.id}>Description</Label>
+      <textarea {...noteProps} rows={2} className="rounded-md border border-input bg-card px-3 py-2 text-sm" data-testid="link-description" />
     </div>
   )
 }
