@@ -37,11 +37,6 @@ export default tseslint.config(
     rules: { 'react-hooks/rules-of-hooks': 'off' },
   },
   {
-    // useTestApp() (tests/support/use-test-app.ts) registers vitest hooks, not React ones.
-    files: ['tests/**/*.test.ts'],
-    rules: { 'react-hooks/rules-of-hooks': 'off' },
-  },
-  {
     files: ['**/*.{js,mjs}'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
