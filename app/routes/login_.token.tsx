@@ -95,6 +95,9 @@ export default function LoginRoute() {
     id: 'login',
     lastResult: actionData?.result,
     constraint: getZodConstraint(LoginSchema),
+    // Conform renders `novalidate` by default, which would switch the native `required` off
+    // until hydration; the browser must refuse an empty token with JavaScript off too.
+    defaultNoValidate: false,
     onValidate({ formData }) {
       return parseWithZod(formData, { schema: LoginSchema })
     },
