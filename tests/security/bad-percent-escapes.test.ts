@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
-import os from 'node:os'
-import path from 'node:path'
 import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ensureConsoleBuild } from '#tests/support/console-build.ts'
-import { startProcess, type RunningProcess } from '#tests/support/processes.ts'
+import { startProductionConsole, type ProductionConsole } from '#tests/support/production-console.ts'
 import { bearer, createTestApp, TEST_TOKEN } from '#tests/support/test-app.ts'
-import { createEmptyPostgresDatabase, TEST_ENGINE } from '#tests/support/test-db.ts'
 import { useTestApp } from '#tests/support/use-test-app.ts'
 
 /**
@@ -58,32 +53,14 @@ describe('malformed percent-escapes (API, in process)', () => {
 })
 
 describe('malformed percent-escapes (a real production server with its console)', () => {
-  let server: RunningProcess
-  let dataDir: string | undefined
-  let dropDb: (() => Promise<void>) | undefined
+  let server: ProductionConsole
 
   beforeAll(async () => {
-    await ensureConsoleBuild()
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'lookout-percent-'))
-    const env: Record<string, string> = {
-      NODE_ENV: 'production',
-      LOOKOUT_DATA_DIR: dataDir,
-      LOOKOUT_DEMO_DATA: 'false',
-      LOOKOUT_ENGINE: 'off',
-      LOOKOUT_BOOTSTRAP_TOKEN: TEST_TOKEN,
-    }
-    if (TEST_ENGINE === 'postgres') {
-      const database = await createEmptyPostgresDatabase()
-      env.DATABASE_URL = database.url
-      dropDb = database.drop
-    }
-    server = await startProcess('server.ts', env, { timeoutMs: 120_000 })
+    server = await startProductionConsole('percent', { LOOKOUT_BOOTSTRAP_TOKEN: TEST_TOKEN })
   }, 300_000)
 
   afterAll(async () => {
-    await server?.stop()
-    await dropDb?.()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    await server?.close()
   })
 
   it.each(['/health?query=%', '/health/%zz', '/settings/connections?q=%E0%A4%A', ...MALFORMED])('%s answers 400, never 500', async (target) => {

@@ -1,11 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
-import os from 'node:os'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ensureConsoleBuild } from '#tests/support/console-build.ts'
-import { startProcess, type RunningProcess } from '#tests/support/processes.ts'
-import { createEmptyPostgresDatabase, TEST_ENGINE } from '#tests/support/test-db.ts'
+import { startProductionConsole, type ProductionConsole } from '#tests/support/production-console.ts'
 
 /**
  * Finding 7 of the security review: console form routes read any body whole, and an anonymous
@@ -18,9 +14,7 @@ import { createEmptyPostgresDatabase, TEST_ENGINE } from '#tests/support/test-db
 const HUNDRED_MB = 100 * 1024 * 1024
 const CHUNK = Buffer.alloc(64 * 1024, 'a')
 
-let server: RunningProcess
-let dataDir: string
-let dropDb: (() => Promise<void>) | undefined
+let server: ProductionConsole
 
 /** tsx runs the entry point in a child of the process startProcess spawned. */
 function serverPid(): number {
@@ -86,27 +80,11 @@ function stream(url: string, headers: Record<string, string>, announce: boolean)
 }
 
 beforeAll(async () => {
-  await ensureConsoleBuild()
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'lookout-body-limits-'))
-  const env: Record<string, string> = {
-    NODE_ENV: 'production',
-    LOOKOUT_DATA_DIR: dataDir,
-    LOOKOUT_DEMO_DATA: 'false',
-    LOOKOUT_ENGINE: 'off',
-    LOOKOUT_BOOTSTRAP_TOKEN: 'body-limits-token-0123456789abcdef',
-  }
-  if (TEST_ENGINE === 'postgres') {
-    const created = await createEmptyPostgresDatabase()
-    env.DATABASE_URL = created.url
-    dropDb = created.drop
-  }
-  server = await startProcess('server.ts', env, { timeoutMs: 120_000 })
+  server = await startProductionConsole('body-limits', { LOOKOUT_BOOTSTRAP_TOKEN: 'body-limits-token-0123456789abcdef' })
 }, 300_000)
 
 afterAll(async () => {
-  await server?.stop()
-  await dropDb?.()
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  await server?.close()
 })
 
 describe('a 100 MB anonymous post costs no memory', () => {
