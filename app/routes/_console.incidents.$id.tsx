@@ -1,5 +1,5 @@
-import { getFormProps, getSelectProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod'
+import { getFormProps, getSelectProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
 import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
@@ -12,6 +12,7 @@ import { SELECT_CLASS, SEVERITY_OPTIONS, TYPE_OPTIONS } from '#app/components/in
 import { InlineError } from '#app/components/inline-error.tsx'
 import { Toast } from '#app/components/toast.tsx'
 import { Button } from '#app/components/ui/button.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { CommentSchema, IncidentActionSchema, IncidentDetailsSchema, AddResponderSchema, StatusChangeSchema, type IncidentAction } from '#app/lib/incident-forms.ts'
 import { describeHistory, formatTimestamp, INCIDENT_STATUSES, isUuid, labelOf } from '#app/lib/incidents.ts'
@@ -198,15 +199,10 @@ export default function IncidentDetailRoute() {
 const KNOWN_FORMS = new Set(['status', 'details', 'add-responder', 'remove-responder', 'add-hypothesis', 'hypothesis-status', 'evidence-dod', 'evidence-done', 'comment'])
 
 function StatusForm({ status, result }: { status: string; result: SubmissionResult | undefined }) {
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm(StatusChangeSchema, {
     id: 'incident-status',
     lastResult: result,
-    constraint: getZodConstraint(StatusChangeSchema),
     defaultValue: { status },
-    defaultNoValidate: false,
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: StatusChangeSchema })
-    },
   })
   const { key: _key, ...statusProps } = getSelectProps(fields.status)
   return (
@@ -239,19 +235,14 @@ function DetailsForm({
   people: Array<{ id: string; name: string }>
   result: SubmissionResult | undefined
 }) {
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm(IncidentDetailsSchema, {
     id: 'incident-details',
     lastResult: result,
-    constraint: getZodConstraint(IncidentDetailsSchema),
     defaultValue: {
       severity: incident.severity === 'medium' ? 'Medium' : incident.severity,
       type: incident.type,
       commander_id: incident.commander_id ?? '',
       communicator_id: incident.communicator_id ?? '',
-    },
-    defaultNoValidate: false,
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: IncidentDetailsSchema })
     },
     // Errors clear as the field is corrected, not on blur: a blur that removes an error line
     // moves the submit button under the pointer and swallows the click that caused it.
@@ -343,14 +334,9 @@ function RespondersPanel({
 }
 
 function AddResponderForm({ people, teams, result }: { people: Array<{ id: string; name: string }>; teams: Array<{ id: string; name: string }>; result: SubmissionResult | undefined }) {
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm(AddResponderSchema, {
     id: 'add-responder',
     lastResult: result,
-    constraint: getZodConstraint(AddResponderSchema),
-    defaultNoValidate: false,
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: AddResponderSchema })
-    },
   })
   const { key: _key, ...responderProps } = getSelectProps(fields.responder)
   return (
@@ -410,14 +396,9 @@ function CommentsPanel({ comments, canWrite, result }: { comments: Detail['comme
 }
 
 function CommentForm({ result }: { result: SubmissionResult | undefined }) {
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm(CommentSchema, {
     id: 'comment',
     lastResult: result,
-    constraint: getZodConstraint(CommentSchema),
-    defaultNoValidate: false,
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: CommentSchema })
-    },
     // Errors clear as the field is corrected, not on blur: a blur that removes an error line
     // moves the submit button under the pointer and swallows the click that caused it.
     shouldRevalidate: 'onInput',

@@ -1,5 +1,5 @@
-import { getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod'
+import { getFormProps, getInputProps, getSelectProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams, useSubmit } from '@remix-run/react'
 import { ArrowDown, ArrowUp, ArrowUpDown, Plus, Search } from '#app/components/ui/icons.tsx'
@@ -18,6 +18,7 @@ import { UrlDialog } from '#app/components/ui/dialog.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import {
   INCIDENT_PAGE_SIZES,
@@ -218,16 +219,10 @@ function FilterSelect({ name, label, value, options }: { name: string; label: st
 function CreateIncidentDialog({ result, closeTo }: { result: SubmissionResult | undefined; closeTo: string }) {
   const navigation = useNavigation()
   const isCreating = navigation.state !== 'idle' && navigation.formMethod?.toLowerCase() === 'post'
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm(CreateIncidentSchema, {
     id: 'create-incident',
     lastResult: result,
-    constraint: getZodConstraint(CreateIncidentSchema),
     defaultValue: { status: 'open' },
-    // Native constraints stop an empty form before it is posted, also before JavaScript loads.
-    defaultNoValidate: false,
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: CreateIncidentSchema })
-    },
     // Errors clear as the field is corrected, not on blur: a blur that removes an error line
     // moves the submit button under the pointer and swallows the click that caused it.
     shouldRevalidate: 'onInput',

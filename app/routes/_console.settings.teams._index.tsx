@@ -1,5 +1,5 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod'
+import { getFormProps, getInputProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import type { ColumnDef } from '@tanstack/react-table'
@@ -13,6 +13,7 @@ import { ListPage } from '#app/components/list-page/list-page.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Label } from '#app/components/ui/label.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
@@ -106,16 +107,9 @@ export default function TeamsRoute() {
 function CreateTeamDialog({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
   const navigation = useNavigation()
   const creating = navigation.state === 'submitting'
-  const [form, fields] = useForm<z.input<typeof CreateTeamSchema>, z.output<typeof CreateTeamSchema>>({
+  const [form, fields] = useSchemaForm(CreateTeamSchema, {
     id: 'team-create',
-    // Server-rendered HTML keeps the browser's own checks (required…) for the no-JS path;
-    // conform switches them off once it validates with the schema itself.
-    defaultNoValidate: false,
     lastResult,
-    constraint: getZodConstraint(CreateTeamSchema),
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: CreateTeamSchema })
-    },
     shouldRevalidate: 'onBlur',
     defaultValue: { icon: 'group', spec: '{}' },
   })

@@ -1,5 +1,5 @@
-import { getCollectionProps, getFormProps, getInputProps, getSelectProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod'
+import { getCollectionProps, getFormProps, getInputProps, getSelectProps, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import type { ColumnDef } from '@tanstack/react-table'
@@ -13,6 +13,7 @@ import { Button } from '#app/components/ui/button.tsx'
 import { UrlDialog } from '#app/components/ui/dialog.tsx'
 import { Trash2 } from '#app/components/ui/icons.tsx'
 import { Label } from '#app/components/ui/label.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess } from '#app/lib/session.server.ts'
@@ -123,16 +124,9 @@ export default function TokensRoute() {
 }
 
 function CreateTokenForm({ lastResult, creating }: { lastResult: SubmissionResult<string[]> | undefined; creating: boolean }) {
-  const [form, fields] = useForm<z.input<typeof CreateTokenSchema>, z.output<typeof CreateTokenSchema>>({
+  const [form, fields] = useSchemaForm(CreateTokenSchema, {
     id: 'create-token',
-    // Server-rendered HTML keeps the browser's own checks (required…) for the no-JS path;
-    // conform switches them off once it validates with the schema itself.
-    defaultNoValidate: false,
     lastResult,
-    constraint: getZodConstraint(CreateTokenSchema),
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: CreateTokenSchema })
-    },
     shouldRevalidate: 'onBlur',
     defaultValue: { expiry: 'never' },
   })

@@ -1,5 +1,5 @@
-import { getFormProps, getInputProps, getSelectProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod'
+import { getFormProps, getInputProps, getSelectProps, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import type { ColumnDef } from '@tanstack/react-table'
@@ -15,6 +15,7 @@ import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
 import { Label } from '#app/components/ui/label.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import { invitableRoles } from '#app/lib/invitable-roles.ts'
@@ -86,15 +87,9 @@ export async function action(args: ActionFunctionArgs) {
 function InviteDialog({ lastResult, invited, roles }: { lastResult: SubmissionResult<string[]> | undefined; invited: Invited | null; roles: string[] }) {
   const navigation = useNavigation()
   const sending = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'invite'
-  const [form, fields] = useForm<z.input<typeof InviteSchema>, z.output<typeof InviteSchema>>({
+  const [form, fields] = useSchemaForm(InviteSchema, {
     id: 'invite',
-    // Server-rendered HTML keeps the browser's own checks for the no-JS path.
-    defaultNoValidate: false,
     lastResult,
-    constraint: getZodConstraint(InviteSchema),
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: InviteSchema })
-    },
     shouldRevalidate: 'onBlur',
   })
   const { key: roleKey, ...roleProps } = getSelectProps(fields.role)

@@ -1,5 +1,5 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod'
+import { getFormProps, getInputProps } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { CircleAlert } from '#app/components/ui/icons.tsx'
@@ -10,6 +10,7 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field } from '#app/components/forms.tsx'
 import { Alert, AlertDescription } from '#app/components/ui/alert.tsx'
 import { Button } from '#app/components/ui/button.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { apiFetch, GatewayError } from '#app/lib/gateway.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
@@ -91,16 +92,11 @@ export default function LoginRoute() {
   const actionData = useActionData<typeof action>()
   const navigation = useNavigation()
   const isSubmitting = navigation.state === 'submitting' && navigation.formAction?.startsWith('/login/token') === true
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm(LoginSchema, {
     id: 'login',
     lastResult: actionData?.result,
-    constraint: getZodConstraint(LoginSchema),
     // Conform renders `novalidate` by default, which would switch the native `required` off
     // until hydration; the browser must refuse an empty token with JavaScript off too.
-    defaultNoValidate: false,
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: LoginSchema })
-    },
     shouldRevalidate: 'onBlur',
   })
 

@@ -1,10 +1,10 @@
-import { getFormProps, getInputProps, getSelectProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { getZodConstraint, parseWithZod } from '@conform-to/zod'
+import { getFormProps, getInputProps, getSelectProps, type SubmissionResult } from '@conform-to/react'
 import { Form, Link } from '@remix-run/react'
 import { CheckCircle2, Circle, Flag, Plus } from '#app/components/ui/icons.tsx'
 import { ErrorList } from '#app/components/forms.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { AddHypothesisSchema, HypothesisStatusSchema } from '#app/lib/incident-forms.ts'
 import {
   buildHypothesisTree,
@@ -77,15 +77,10 @@ function HypothesisItem({ node, canWrite, getResult }: { node: HypothesisNode<Hy
 }
 
 function HypothesisStatusForm({ node, result }: { node: HypothesisNode<HypothesisRow>; result: SubmissionResult | undefined }) {
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm(HypothesisStatusSchema, {
     id: `hypothesis-status-${node.id}`,
     lastResult: result,
-    constraint: getZodConstraint(HypothesisStatusSchema),
     defaultValue: { status: node.status },
-    defaultNoValidate: false,
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: HypothesisStatusSchema })
-    },
   })
   const { key: _key, ...statusProps } = getSelectProps(fields.status)
   return (
@@ -113,14 +108,9 @@ function HypothesisStatusForm({ node, result }: { node: HypothesisNode<Hypothesi
 
 function AddHypothesisForm({ type, parentId, result }: { type: string; parentId: string | null; result: SubmissionResult | undefined }) {
   const key = parentId ?? 'root'
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm(AddHypothesisSchema, {
     id: `add-${type}-${key}`,
     lastResult: result,
-    constraint: getZodConstraint(AddHypothesisSchema),
-    defaultNoValidate: false,
-    onValidate({ formData }) {
-      return parseWithZod(formData, { schema: AddHypothesisSchema })
-    },
   })
   const { key: _key, ...titleProps } = getInputProps(fields.title, { type: 'text' })
   return (
