@@ -81,4 +81,14 @@ export default tseslint.config(
       }],
     },
   },
+  {
+    // The console-error guard is a fixture; a spec importing Playwright's own `test` would skip it.
+    files: ['tests/e2e/**/*.ts'],
+    ignores: ['tests/e2e/support/test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: '@playwright/test', message: "Import test and expect from './support/test.ts', which fails a test on any console or page error." }],
+      }],
+    },
+  },
 )

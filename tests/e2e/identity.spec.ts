@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page } from './support/test.ts'
 import { generate } from 'otplib'
 import { E2E_ADMIN, E2E_ORIGIN, E2E_TOKEN } from '../../playwright.config.ts'
 

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type Page } from './support/test.ts'
 import { E2E_TOKEN } from '../../playwright.config.ts'
 import { signInWithToken } from './support/sign-in.ts'
 

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test'
+import { expect, test } from './support/test.ts'
 import { E2E_TOKEN } from '../../playwright.config.ts'
 import { signInWithToken } from './support/sign-in.ts'
 

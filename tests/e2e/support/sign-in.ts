@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test'
+import { expect, type Page } from './test.ts'
 import { E2E_TOKEN } from '../../../playwright.config.ts'
 
 /**
