@@ -8,6 +8,7 @@ import {
   type UpdateSettingsFlowBody,
   type UpdateVerificationFlowBody,
 } from '@ory/client'
+import { parse as parseCookie } from 'cookie'
 import { rawCookies } from '#server/cookies.ts'
 import { checkedOrigin, NETWORK_MESSAGE, TIMEOUT_MESSAGE, type ApiArgs } from './gateway.server.ts'
 import { FLOW_PAGES, isFlow, noticeText, toConsolePath, type Flow, type FlowKind, type FlowNotice } from './identity-flow.ts'
@@ -36,10 +37,17 @@ const FORWARDED_HEADERS = ['authorization', 'x-request-id', 'x-flanksource-scope
 type RequestOptions = NonNullable<Parameters<FrontendApi['getLoginFlow']>[1]>
 type SdkResponse = { status: number; data: unknown; headers: unknown }
 
-function setCookiesOf(headers: unknown): string[] {
+/**
+ * The Set-Cookie lines of an SDK answer, one cookie each. A fetch `Headers` object answers
+ * `getSetCookie()`; axios (what `@ory/client` uses on Node) hands over Node's own array. Never
+ * split a joined header on commas: `Expires=Thu, 01 Jan 1970 …` has one.
+ */
+export function setCookieLines(headers: unknown): string[] {
+  if (headers instanceof Headers) return headers.getSetCookie()
   const value = headers && typeof headers === 'object' ? (headers as Record<string, unknown>)['set-cookie'] : undefined
-  if (Array.isArray(value)) return value.filter((line): line is string => typeof line === 'string')
-  return typeof value === 'string' ? [value] : []
+  const collected = new Headers()
+  for (const line of Array.isArray(value) ? value : [value]) if (typeof line === 'string' && line) collected.append('set-cookie', line)
+  return collected.getSetCookie()
 }
 
 type AxiosLikeError = { isAxiosError: true; code?: string; response?: SdkResponse }
@@ -91,11 +99,11 @@ export async function oryRequest(
   const options: RequestOptions = jar ? { headers: { Cookie: jar } } : {}
   try {
     const response = await call(frontendApi(args), options, jar || undefined)
-    return { status: response.status, body: response.data ?? null, cookies: setCookiesOf(response.headers) }
+    return { status: response.status, body: response.data ?? null, cookies: setCookieLines(response.headers) }
   } catch (error) {
     if (!isAxiosLikeError(error)) throw error
     if (error.response) {
-      return { status: error.response.status, body: error.response.data ?? null, cookies: setCookiesOf(error.response.headers) }
+      return { status: error.response.status, body: error.response.data ?? null, cookies: setCookieLines(error.response.headers) }
     }
     const timedOut = error.code !== undefined && TIMEOUT_CODES.has(error.code)
     return { status: timedOut ? 504 : 502, body: { error: { message: timedOut ? TIMEOUT_MESSAGE : NETWORK_MESSAGE } }, cookies: [] }
@@ -229,17 +237,39 @@ export function updateLogoutFlow(args: ApiArgs, token: string, cookie?: string):
   return oryRequest(args, cookie, (api, options, jar) => api.updateLogoutFlow({ token, cookie: jar }, options))
 }
 
+/**
+ * One Set-Cookie line as RFC 6265 §5.2 reads it: the name and value up to the first ';', then
+ * the attributes (parsed by the `cookie` package, so `Expires=Thu, 01 Jan …` stays whole), and
+ * whether the line removes the cookie (empty value, `Max-Age` ≤ 0, or an `Expires` already past;
+ * `Max-Age` wins over `Expires`).
+ */
+export function readSetCookie(line: string, now = Date.now()): { name: string; value: string; isRemoval: boolean } | null {
+  const semicolon = line.indexOf(';')
+  const pair = semicolon < 0 ? line : line.slice(0, semicolon)
+  const eq = pair.indexOf('=')
+  if (eq <= 0) return null
+  const name = pair.slice(0, eq).trim()
+  const value = pair.slice(eq + 1).trim()
+  if (!name) return null
+  const attributes = new Map(
+    Object.entries(semicolon < 0 ? {} : parseCookie(line.slice(semicolon + 1), { decode: (raw) => raw })).map(([key, raw]) => [key.toLowerCase(), raw ?? '']),
+  )
+  const maxAge = attributes.get('max-age')
+  const expires = attributes.get('expires')
+  let isRemoval = value === ''
+  if (maxAge !== undefined && /^-?\d+$/.test(maxAge.trim())) isRemoval ||= Number(maxAge) <= 0
+  else if (expires !== undefined && !Number.isNaN(Date.parse(expires))) isRemoval ||= Date.parse(expires) <= now
+  return { name, value, isRemoval }
+}
+
 /** The browser's cookies with the ones just set applied, for a follow-up call in the same request. */
 export function mergeCookies(cookieHeader: string | null, setCookies: string[]): string {
   const jar = new Map<string, string>(Object.entries(rawCookies(cookieHeader)))
   for (const line of setCookies) {
-    const [pair = ''] = line.split(';')
-    const eq = pair.indexOf('=')
-    if (eq <= 0) continue
-    const name = pair.slice(0, eq).trim()
-    const value = pair.slice(eq + 1).trim()
-    if (!value || /max-age=0/i.test(line)) jar.delete(name)
-    else jar.set(name, value)
+    const cookie = readSetCookie(line)
+    if (!cookie) continue
+    if (cookie.isRemoval) jar.delete(cookie.name)
+    else jar.set(cookie.name, cookie.value)
   }
   return [...jar].map(([name, value]) => `${name}=${value}`).join('; ')
 }
