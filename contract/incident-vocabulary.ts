@@ -12,6 +12,15 @@ export const FINISHED_INCIDENT_STATUSES: readonly IncidentStatus[] = ['resolved'
 export const INCIDENT_SEVERITIES = ['info', 'warning', 'low', 'medium', 'Medium', 'high', 'blocker', 'critical'] as const
 export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number]
 
+/**
+ * Severities from least to most severe, compared without case (issue 12: blocker/critical >
+ * high > medium > low > info). 'warning' is not in the reference's scale; its badge is 'Low'
+ * (001 §4), so it ranks just below low. Incidents sort by this rank, not alphabetically: the
+ * database computes it (migration 0191, `incident_summary.severity_rank`), and statuses rank
+ * in the order of INCIDENT_STATUSES (`status_rank`).
+ */
+export const INCIDENT_SEVERITY_ORDER = ['info', 'warning', 'low', 'medium', 'high', 'blocker', 'critical'] as const
+
 export const INCIDENT_TYPES = [
   'cost',
   'availability',

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { dbClient, requireData, requirePage } from './data-client.server.ts'
+import { dbClient, requireData, requirePage, type DbClient } from './data-client.server.ts'
 import { GatewayError, type ApiArgs } from './gateway.server.ts'
 import { getLinkPlan, LinkSchema } from './incident-forms.ts'
 import { consoleLog } from './log.server.ts'
@@ -15,6 +15,7 @@ import {
   type IncidentListParams,
   type LinkPlan,
   EVIDENCE_TARGET_COLUMN,
+  INCIDENT_ORDER_COLUMN,
 } from './incidents.ts'
 
 /**
@@ -114,8 +115,15 @@ export type IncidentDetail = {
 
 export type Option = { id: string; name: string }
 
-export async function listIncidents(args: ApiArgs, params: IncidentListParams): Promise<{ rows: IncidentSummaryRow[]; total: number | null }> {
-  let query = dbClient(args).from('incident_summary').select('id,incident_id,title,severity,type,status,created_at,updated_at,commander,responders', { count: 'exact' })
+const INCIDENT_LIST_SELECT = 'id,incident_id,title,severity,type,status,created_at,updated_at,commander,responders'
+
+/**
+ * The list's read of `incident_summary`: its filters, search, order and page, exactly as the
+ * data API receives them (tests/app/incident-list-query.test.ts reads the request back).
+ * `orderColumn` is the column ordered by, INCIDENT_ORDER_COLUMN's by default.
+ */
+export function incidentListQuery(db: DbClient, params: IncidentListParams, orderColumn: string = INCIDENT_ORDER_COLUMN[params.sortBy]) {
+  let query = db.from('incident_summary').select(INCIDENT_LIST_SELECT, { count: 'exact' })
   if (params.status.length) query = query.in('status', params.status)
   // Medium matches both spellings, since incidents created elsewhere use the lower-case one.
   if (params.severity.length) query = query.in('severity', [...new Set(params.severity.flatMap((value) => (value.toLowerCase() === 'medium' ? ['medium', 'Medium'] : [value])))])
@@ -124,8 +132,24 @@ export async function listIncidents(args: ApiArgs, params: IncidentListParams): 
   const term = toIlikeTerm(params.search)
   if (term) query = query.or(`title.ilike.*${term}*,incident_id.ilike.*${term}*`)
   const offset = (params.page - 1) * params.pageSize
-  const { rows, total } = requirePage(await query.order(params.sortBy, { ascending: !params.sortDesc }).range(offset, offset + params.pageSize - 1).returns<IncidentSummaryRow[]>())
-  return { rows, total }
+  // The id breaks ties, so rows of equal rank keep one order from page to page.
+  return query
+    .order(orderColumn, { ascending: !params.sortDesc })
+    .order('id', { ascending: true })
+    .range(offset, offset + params.pageSize - 1)
+    .returns<IncidentSummaryRow[]>()
+}
+
+export async function listIncidents(args: ApiArgs, params: IncidentListParams): Promise<{ rows: IncidentSummaryRow[]; total: number | null }> {
+  const db = dbClient(args)
+  const orderColumn = INCIDENT_ORDER_COLUMN[params.sortBy]
+  const result = await incidentListQuery(db, params, orderColumn)
+  // The rank columns are Lookout's own (migration 0191): a PostgREST without them (Mission
+  // Control's, in upstream mode) refuses the order, and the list falls back to the value's text order.
+  if (result.error && orderColumn !== params.sortBy && (result.error as { code?: string }).code === '42703') {
+    return requirePage(await incidentListQuery(db, params, params.sortBy))
+  }
+  return requirePage(result)
 }
 
 export async function listPeople(args: ApiArgs): Promise<Option[]> {

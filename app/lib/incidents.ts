@@ -8,6 +8,7 @@ import {
   type HypothesisType,
   type IncidentStatus,
 } from '#contract/incident-vocabulary.ts'
+import { z } from 'zod'
 import { isUuid, type EvidenceTarget } from './evidence-target.ts'
 
 /**
@@ -137,46 +138,82 @@ export type IncidentSortColumn = (typeof INCIDENT_SORT_COLUMNS)[number]
 export const INCIDENT_PAGE_SIZES = [50, 100, 200] as const
 export const DEFAULT_INCIDENT_PAGE_SIZE = 50
 
-export type IncidentListParams = {
-  status: string[]
-  severity: string[]
-  type: string[]
-  /** The incident's owner, its commander; `owner` is accepted as an alias in the URL. */
-  commander: string | null
-  search: string
-  sortBy: IncidentSortColumn
-  sortDesc: boolean
-  page: number
-  pageSize: number
-}
+export type IncidentListParams = z.infer<typeof IncidentListSearchSchema>
 
-/** Repeated or comma-separated values, kept only when they belong to the vocabulary. */
-function listParam(params: URLSearchParams, name: string, allowed: readonly string[]): string[] {
-  const values = params.getAll(name).flatMap((value) => value.split(','))
+/** Repeated or comma-separated values, kept (deduplicated, in the vocabulary's spelling) only when they belong to it. */
+function vocabularyList(allowed: readonly string[]) {
   const lowered = new Map(allowed.map((value) => [value.toLowerCase(), value]))
-  return [...new Set(values.map((value) => lowered.get(value.trim().toLowerCase())).filter((value): value is string => Boolean(value)))]
+  return z
+    .array(z.string())
+    .transform((values) => [...new Set(values.flatMap((value) => value.split(',')).map((value) => lowered.get(value.trim().toLowerCase())).filter((value): value is string => Boolean(value)))])
+    .catch([])
 }
 
-function positiveInt(value: string | null, fallback: number, max: number): number {
-  const parsed = Number(value)
-  return Number.isInteger(parsed) && parsed >= 1 ? Math.min(parsed, max) : fallback
-}
+/**
+ * The incidents list's URL state (filters, search, sort, paging, the create dialog), read by
+ * one schema: each missing or bad value falls back to its default, so any URL renders the list.
+ * The default order is newest first; a chosen column sorts ascending unless `sortDesc=true`.
+ */
+const IncidentListSearchSchema = z.object({
+  status: vocabularyList(INCIDENT_STATUSES),
+  severity: vocabularyList(INCIDENT_SEVERITY_OPTIONS.map((option) => option.value)),
+  type: vocabularyList(INCIDENT_TYPES),
+  /** The incident's owner, its commander; `owner` is accepted as an alias in the URL. */
+  commander: z
+    .array(z.string().nullable())
+    .transform((values) => values.find(isUuid) ?? null)
+    .catch(null),
+  search: z
+    .string()
+    .transform((value) => value.trim().slice(0, 200))
+    .catch(''),
+  sortBy: z.enum(INCIDENT_SORT_COLUMNS).nullable().catch(null),
+  sortDesc: z.string().nullable().catch(null),
+  page: z
+    .string()
+    .regex(/^\d{1,6}$/)
+    .transform(Number)
+    .pipe(z.number().int().min(1))
+    .catch(1),
+  pageSize: z.coerce
+    .number()
+    .refine((value) => (INCIDENT_PAGE_SIZES as readonly number[]).includes(value))
+    .catch(DEFAULT_INCIDENT_PAGE_SIZE),
+  dialog: z.literal('new').nullable().catch(null),
+}).transform(({ sortBy, sortDesc, ...rest }) => ({
+  ...rest,
+  sortBy: sortBy ?? ('created_at' as IncidentSortColumn),
+  sortDesc: sortBy ? sortDesc === 'true' : sortDesc !== 'false',
+}))
 
-/** Reads the list's filters, search, sort and paging from the URL; junk falls back to defaults. */
+/** Reads the list's filters, search, sort, paging and dialog from the URL; junk falls back to defaults. */
 export function parseIncidentListParams(params: URLSearchParams): IncidentListParams {
-  const sortBy = params.get('sortBy')
-  const pageSize = Number(params.get('pageSize'))
-  return {
-    status: listParam(params, 'status', INCIDENT_STATUSES),
-    severity: listParam(params, 'severity', INCIDENT_SEVERITY_OPTIONS.map((option) => option.value)),
-    type: listParam(params, 'type', INCIDENT_TYPES),
-    commander: [params.get('commander'), params.get('owner')].find(isUuid) ?? null,
-    search: (params.get('search') ?? '').trim().slice(0, 200),
-    sortBy: (INCIDENT_SORT_COLUMNS as readonly string[]).includes(sortBy ?? '') ? (sortBy as IncidentSortColumn) : 'created_at',
-    sortDesc: params.has('sortBy') ? params.get('sortDesc') === 'true' : params.get('sortDesc') !== 'false',
-    page: positiveInt(params.get('page'), 1, 100_000),
-    pageSize: (INCIDENT_PAGE_SIZES as readonly number[]).includes(pageSize) ? pageSize : DEFAULT_INCIDENT_PAGE_SIZE,
-  }
+  return IncidentListSearchSchema.parse({
+    status: params.getAll('status'),
+    severity: params.getAll('severity'),
+    type: params.getAll('type'),
+    commander: [params.get('commander'), params.get('owner')],
+    search: params.get('search') ?? '',
+    sortBy: params.get('sortBy'),
+    sortDesc: params.get('sortDesc'),
+    page: params.get('page'),
+    pageSize: params.get('pageSize'),
+    dialog: params.get('dialog'),
+  })
+}
+
+/**
+ * The column the data API orders by for a list column: severity and status by their rank
+ * (`incident_summary.severity_rank`/`status_rank`, migration 0191), so blocker/critical come
+ * above high and statuses follow the spec's order; the rest by their own value.
+ */
+export const INCIDENT_ORDER_COLUMN: Record<IncidentSortColumn, string> = {
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  title: 'title',
+  severity: 'severity_rank',
+  status: 'status_rank',
+  incident_id: 'incident_id',
 }
 
 /** PostgREST ilike patterns treat `*` as the wildcard; commas and parentheses would break `or=(...)`. */

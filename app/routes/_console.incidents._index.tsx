@@ -2,22 +2,21 @@ import { getFormProps, getInputProps, getSelectProps, getTextareaProps, type Sub
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams, useSubmit } from '@remix-run/react'
-import { ArrowDown, ArrowUp, ArrowUpDown, Plus, Search } from '#app/components/ui/icons.tsx'
+import type { ColumnDef } from '@tanstack/react-table'
+import { Search } from '#app/components/ui/icons.tsx'
 import { useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { z } from 'zod'
-import { Pagination } from '#app/components/data-table/pagination.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { IncidentStatusBadge, SeverityBadge } from '#app/components/incidents/incident-badges.tsx'
 import { SELECT_CLASS, SelectField, SEVERITY_OPTIONS, TYPE_OPTIONS } from '#app/components/incidents/incident-fields.tsx'
-import { Toast } from '#app/components/toast.tsx'
+import { ListPage } from '#app/components/list-page/list-page.tsx'
 import { Button, buttonVariants } from '#app/components/ui/button.tsx'
 import { UrlDialog } from '#app/components/ui/dialog.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import {
@@ -27,10 +26,9 @@ import {
   formatTimestamp,
   labelOf,
   parseIncidentListParams,
-  type IncidentSortColumn,
 } from '#app/lib/incidents.ts'
 import { CreateIncidentSchema } from '#app/lib/incident-forms.ts'
-import { createIncident, getWriteErrorMessage, listIncidents, listPeople } from '#app/lib/incidents.server.ts'
+import { createIncident, getWriteErrorMessage, listIncidents, listPeople, type IncidentSummaryRow } from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
@@ -70,101 +68,86 @@ export async function action(args: ActionFunctionArgs) {
   throw redirect(`/incidents/${submission.value.id}`, { status: 303, headers: { 'set-cookie': toastCookie('Incident created successfully') } })
 }
 
-const COLUMNS: Array<{ id: IncidentSortColumn | null; label: string }> = [
-  { id: 'incident_id', label: 'ID' },
-  { id: 'title', label: 'Title' },
-  { id: 'severity', label: 'Severity' },
-  { id: 'status', label: 'Status' },
-  { id: null, label: 'Type' },
-  { id: null, label: 'Commander' },
-  { id: null, label: 'Responders' },
-  { id: 'created_at', label: 'Created' },
+const columns: ColumnDef<IncidentSummaryRow, unknown>[] = [
+  {
+    id: 'incident_id',
+    header: 'ID',
+    // IDs and dates stay on one line however narrow the table gets.
+    cell: ({ row }) => <span className="whitespace-nowrap font-mono text-xs" data-testid="incident-id">{row.original.incident_id}</span>,
+  },
+  {
+    id: 'title',
+    header: 'Title',
+    cell: ({ row }) => (
+      <Link to={`/incidents/${row.original.id}`} className="font-medium hover:underline" data-testid="incident-link">
+        {row.original.title}
+      </Link>
+    ),
+  },
+  { id: 'severity', header: 'Severity', cell: ({ row }) => <SeverityBadge severity={row.original.severity} /> },
+  { id: 'status', header: 'Status', cell: ({ row }) => <IncidentStatusBadge status={row.original.status} /> },
+  { id: 'type', header: 'Type', enableSorting: false, cell: ({ row }) => labelOf(row.original.type) },
+  { id: 'commander', header: 'Commander', enableSorting: false, cell: ({ row }) => row.original.commander?.name ?? '' },
+  {
+    id: 'responders',
+    header: 'Responders',
+    enableSorting: false,
+    cell: ({ row }) => {
+      const names = (row.original.responders ?? []).map((responder) => responder.name).join(', ')
+      return (
+        <span className="block max-w-56 truncate" title={names}>
+          {names}
+        </span>
+      )
+    },
+  },
+  {
+    id: 'created_at',
+    header: 'Created',
+    cell: ({ row }) => (
+      <span className="whitespace-nowrap tabular-nums" title={row.original.created_at} data-testid="incident-created">
+        {formatTimestamp(row.original.created_at)}
+      </span>
+    ),
+  },
 ]
 
 export default function IncidentsRoute() {
   const { rows, total, people, params, toast, canWrite } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
   const [searchParams] = useSearchParams()
-  const isDialogOpen = searchParams.get('dialog') === 'new' || Boolean(actionData?.result)
+  const isDialogOpen = params.dialog === 'new' || Boolean(actionData?.result)
   const pageCount = Math.max(1, Math.ceil((total ?? rows.length) / params.pageSize))
   const listParams = new URLSearchParams(searchParams)
   listParams.delete('dialog')
+  const page = String(params.page)
 
   return (
-    <section className="flex flex-col gap-4 p-6" data-testid="incidents-page">
-      <div className="flex flex-wrap items-end justify-between gap-3">
-        <IncidentFilters people={people} />
-        {canWrite ? (
-          <Link to={incidentListHref(listParams, { dialog: 'new', page: String(params.page) })} className={buttonVariants({ size: 'sm' })} data-testid="create-incident-open" preventScrollReset>
-            <Plus aria-hidden="true" />
-            Create Incident
-          </Link>
-        ) : null}
-      </div>
-      <Table data-testid="incidents-table">
-        <TableHeader>
-          <TableRow>
-            {COLUMNS.map((column) => (
-              <TableHead key={column.label}>
-                {column.id ? <SortLink column={column.id} label={column.label} params={listParams} sortBy={params.sortBy} sortDesc={params.sortDesc} /> : column.label}
-              </TableHead>
-            ))}
-          </TableRow>
-        </TableHeader>
-        <TableBody>
-          {rows.length === 0 ? (
-            <TableRow>
-              <TableCell colSpan={COLUMNS.length} className="text-center text-muted-foreground">
-                No data available
-              </TableCell>
-            </TableRow>
-          ) : (
-            rows.map((row) => (
-              <TableRow key={row.id} data-testid="incident-row">
-                <TableCell className="font-mono text-xs">{row.incident_id}</TableCell>
-                <TableCell>
-                  <Link to={`/incidents/${row.id}`} className="font-medium hover:underline" data-testid="incident-link">
-                    {row.title}
-                  </Link>
-                </TableCell>
-                <TableCell>
-                  <SeverityBadge severity={row.severity} />
-                </TableCell>
-                <TableCell>
-                  <IncidentStatusBadge status={row.status} />
-                </TableCell>
-                <TableCell>{labelOf(row.type)}</TableCell>
-                <TableCell>{row.commander?.name ?? ''}</TableCell>
-                <TableCell className="max-w-56 truncate" title={(row.responders ?? []).map((r) => r.name).join(', ')}>
-                  {(row.responders ?? []).map((r) => r.name).join(', ')}
-                </TableCell>
-                <TableCell title={row.created_at}>{formatTimestamp(row.created_at)}</TableCell>
-              </TableRow>
-            ))
-          )}
-        </TableBody>
-      </Table>
-      <Pagination page={params.page} pageCount={pageCount} pageSize={params.pageSize} pageSizes={INCIDENT_PAGE_SIZES} totalRows={total ?? undefined} />
-      {isDialogOpen && canWrite ? <CreateIncidentDialog result={actionData?.result} closeTo={incidentListHref(listParams, { dialog: null, page: String(params.page) })} /> : null}
-      <Toast message={toast} />
-    </section>
-  )
-}
-
-function SortLink({ column, label, params, sortBy, sortDesc }: { column: IncidentSortColumn; label: string; params: URLSearchParams; sortBy: string; sortDesc: boolean }) {
-  const isActive = sortBy === column
-  // Active column: ascending → descending → back to the default order (sort removal).
-  const next: Record<string, string | null> = !isActive
-    ? { sortBy: column, sortDesc: 'false' }
-    : !sortDesc
-      ? { sortBy: column, sortDesc: 'true' }
-      : { sortBy: null, sortDesc: null }
-  const Icon = !isActive ? ArrowUpDown : sortDesc ? ArrowDown : ArrowUp
-  return (
-    <Link to={incidentListHref(params, next)} className="inline-flex items-center gap-1 hover:text-foreground" data-testid={`sort-${column}`} aria-sort={isActive ? (sortDesc ? 'descending' : 'ascending') : undefined}>
-      {label}
-      <Icon aria-hidden="true" className="size-3.5" />
-    </Link>
+    <ListPage
+      testId="incidents-page"
+      addAction={canWrite ? { label: 'Create Incident', to: incidentListHref(listParams, { dialog: 'new', page }), testId: 'create-incident-open' } : null}
+      filterBar={<IncidentFilters people={people} />}
+      table={{
+        data: rows,
+        columns,
+        getRowId: (row) => row.id,
+        rowHref: (row) => `/incidents/${row.id}`,
+        urlSorting: { id: params.sortBy, desc: params.sortDesc },
+        pagination: { page: params.page, pageCount, pageSize: params.pageSize, pageSizes: INCIDENT_PAGE_SIZES, totalRows: total ?? undefined },
+        testId: 'incidents-table',
+        rowTestId: 'incident-row',
+      }}
+      toast={toast}
+    >
+      {isDialogOpen && canWrite ? (
+        <CreateIncidentDialog
+          result={actionData?.result}
+          // The list's own path: posting to the index route without it would leave `?index` in the URL.
+          action={incidentListHref(listParams, { dialog: 'new', page })}
+          closeTo={incidentListHref(listParams, { dialog: null, page })}
+        />
+      ) : null}
+    </ListPage>
   )
 }
 
@@ -216,7 +199,7 @@ function FilterSelect({ name, label, value, options }: { name: string; label: st
   )
 }
 
-function CreateIncidentDialog({ result, closeTo }: { result: SubmissionResult | undefined; closeTo: string }) {
+function CreateIncidentDialog({ result, action, closeTo }: { result: SubmissionResult | undefined; action: string; closeTo: string }) {
   const navigation = useNavigation()
   const isCreating = navigation.state !== 'idle' && navigation.formMethod?.toLowerCase() === 'post'
   const [form, fields] = useSchemaForm(CreateIncidentSchema, {
@@ -230,7 +213,7 @@ function CreateIncidentDialog({ result, closeTo }: { result: SubmissionResult | 
   const { key: _key, ...description } = getTextareaProps(fields.description)
   return (
     <UrlDialog title="Create Incident" closeTo={closeTo} size="medium" testId="create-incident-dialog">
-      <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4" data-testid="create-incident-form">
+      <Form method="post" action={action} {...getFormProps(form)} className="flex flex-col gap-4" data-testid="create-incident-form">
         <InlineError message={form.errors?.join(' ')} />
         <Field
           labelProps={{ htmlFor: fields.title.id, children: 'Title' }}
