@@ -1,89 +1,297 @@
-import type { LoaderFunctionArgs } from '@remix-run/node'
-import { useLoaderData } from '@remix-run/react'
+import { getFormProps, getInputProps, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
+import type { ColumnDef } from '@tanstack/react-table'
+import { z } from 'zod'
+import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
+import { DataTable } from '#app/components/data-table/data-table.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Field } from '#app/components/forms.tsx'
+import { InlineError } from '#app/components/inline-error.tsx'
+import { ListPage } from '#app/components/list-page/list-page.tsx'
+import { Modal } from '#app/components/modal/modal.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
-import { getDisabledFeatures } from '#app/lib/features.ts'
+import { buttonVariants } from '#app/components/ui/button.tsx'
+import { Pencil, Trash2 } from '#app/components/ui/icons.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
+import { hasAccess, isAdmin, type SessionInfo } from '#app/lib/access.ts'
+import { cn } from '#app/lib/cn.ts'
+import {
+  buildFeatureRows,
+  CreatePropertySchema,
+  FeatureFlagsActionSchema,
+  isEditable,
+  parseFeatureFlagsSearch,
+  UpdatePropertySchema,
+  type FeatureRow,
+  type PropertyRow,
+} from '#app/lib/feature-flag-forms.ts'
+import { GatewayError } from '#app/lib/gateway.server.ts'
+import { createProperty, deleteProperty, listProperties, PropertyConflict, setFeatureDisabled, updateProperty } from '#app/lib/properties.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
-import { getProperties, requireAccess } from '#app/lib/session.server.ts'
+import { errorResponse } from '#app/lib/session.server.ts'
+import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 
 export const handle = { title: 'Feature Flags', feature: 'settings.feature_flags', resource: 'feature_flags' } satisfies RouteHandle
 
+const PAGE = '/settings/feature-flags'
+
+/**
+ * Writing properties is admin-only on the API (object `database.system`, reference http-api
+ * §1.7), stricter than the role table's "editor writes feature_flags"; the screen follows the
+ * API so nobody is offered a button that can only fail.
+ */
+function canWrite(session: SessionInfo): boolean {
+  return isAdmin(session) && hasAccess(session, 'feature_flags', 'write')
+}
+
+function failure(error: unknown): string {
+  if (error instanceof GatewayError) return error.message
+  throw error
+}
+
 export async function loader(args: LoaderFunctionArgs) {
-  await requireAccess(args, handle)
-  const properties = await getProperties(args)
-  const rows = properties
-    .filter((property) => typeof property?.name === 'string')
-    .map((property) => {
-      const extra = property as { source?: unknown; description?: unknown }
-      return {
-        name: property.name,
-        value: typeof property.value === 'string' ? property.value : JSON.stringify(property.value ?? null),
-        source: typeof extra.source === 'string' ? extra.source : '',
-        description: typeof extra.description === 'string' ? extra.description : '',
+  const session = await requireSettingsAccess(args, handle)
+  const { toast, headers } = readToast(args.request)
+  let properties: PropertyRow[] = []
+  let loadError: string | null = null
+  try {
+    properties = await listProperties(args)
+  } catch (error) {
+    loadError = failure(error)
+  }
+  return data({ properties, features: buildFeatureRows(properties), loadError, toast, canWrite: canWrite(session) }, { headers })
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const session = await requireSettingsAccess(args, { ...handle, access: 'write' })
+  if (!canWrite(session)) throw errorResponse(403, { message: 'Only admins can change feature flags' })
+  const formData = await args.request.formData()
+  const submission = await parseWithZod(formData, {
+    async: true,
+    schema: FeatureFlagsActionSchema.transform(async (value, ctx) => {
+      try {
+        if (value.intent === 'create') await createProperty(args, value)
+        else if (value.intent === 'update') await updateProperty(args, value)
+        else if (value.intent === 'delete') await deleteProperty(args, value.name)
+        else await setFeatureDisabled(args, `${value.feature}.disable`, value.disabled)
+        return value
+      } catch (error) {
+        if (error instanceof PropertyConflict) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [error.field], message: error.message })
+        else ctx.addIssue({ code: z.ZodIssueCode.custom, message: failure(error) })
+        return z.NEVER
       }
-    })
-    .sort((a, b) => a.name.localeCompare(b.name))
-  return { rows, disabled: getDisabledFeatures(properties) }
+    }),
+  })
+  const intent = String(formData.get('intent') ?? '')
+  if (submission.status !== 'success') return data({ intent, result: submission.reply() }, { status: 400 })
+  const value = submission.value
+  const message =
+    value.intent === 'create'
+      ? `${value.name} added successfully`
+      : value.intent === 'update'
+        ? `${value.name} updated successfully`
+        : value.intent === 'delete'
+          ? `${value.name} deleted successfully`
+          : `${value.feature} ${value.disabled ? 'disabled' : 'enabled'} successfully`
+  throw redirect(PAGE, { status: 303, headers: { 'set-cookie': toastCookie(message) } })
 }
 
 export default function FeatureFlagsRoute() {
-  const { rows, disabled } = useLoaderData<typeof loader>()
+  const { properties, features, loadError, toast, canWrite } = useLoaderData<typeof loader>()
+  const actionData = useActionData<typeof action>()
+  const location = useLocation()
+  const search = parseFeatureFlagsSearch(new URLSearchParams(location.search))
+  const formResult = actionData && (actionData.intent === 'create' || actionData.intent === 'update') ? actionData.result : undefined
+  const rowError = actionData && (actionData.intent === 'delete' || actionData.intent === 'toggle') ? Object.values(actionData.result.error ?? {}).flat().join(' ') : null
+  const editing = search.dialog === 'edit' ? properties.find((row) => row.name === search.name && isEditable(row)) : undefined
+  const deleting = search.dialog === 'delete' ? properties.find((row) => row.name === search.name && isEditable(row)) : undefined
+  const dialog = !canWrite ? null : actionData?.intent === 'create' || search.dialog === 'add' ? 'add' : actionData?.intent === 'update' || editing ? 'edit' : null
+
   return (
-    <div className="flex flex-col gap-4 p-6">
-      <section aria-labelledby="disabled-features" className="flex flex-col gap-2">
-        <h2 id="disabled-features" className="text-sm font-semibold">
-          Disabled features
-        </h2>
-        {disabled.length ? (
-          <ul className="flex flex-wrap gap-1.5">
-            {disabled.map((feature) => (
-              <li key={feature}>
-                <Badge variant="warning">{feature}</Badge>
-              </li>
-            ))}
-          </ul>
-        ) : (
-          <p className="text-muted-foreground">Every feature is enabled.</p>
-        )}
-      </section>
-      <section aria-labelledby="properties-title" className="flex flex-col gap-2">
-        <h2 id="properties-title" className="text-sm font-semibold">
-          Properties
-        </h2>
-        <div className="rounded-lg border bg-card">
-          <Table data-testid="properties-table">
-            <TableHeader>
-              <TableRow>
-                <TableHead>Name</TableHead>
-                <TableHead>Value</TableHead>
-                <TableHead>Source</TableHead>
-                <TableHead>Description</TableHead>
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {rows.length ? (
-                rows.map((row) => (
-                  <TableRow key={`${row.source}:${row.name}`}>
-                    <TableCell className="font-mono text-xs">{row.name}</TableCell>
-                    <TableCell className="font-mono text-xs">{row.value}</TableCell>
-                    <TableCell>{row.source}</TableCell>
-                    <TableCell className="text-muted-foreground">{row.description}</TableCell>
-                  </TableRow>
-                ))
-              ) : (
-                <TableRow>
-                  <TableCell colSpan={4} className="py-6 text-center text-muted-foreground">
-                    No data available
-                  </TableCell>
-                </TableRow>
-              )}
-            </TableBody>
-          </Table>
-        </div>
-        <p className="text-xs text-muted-foreground">Adding and editing properties is not built yet.</p>
-      </section>
+    <div className="flex flex-col" data-testid="feature-flags-page">
+      <FeatureList rows={features} canWrite={canWrite} />
+      <ListPage
+        testId="properties-page"
+        title="Properties"
+        description={canWrite ? 'Name and value pairs that tune the platform. A name ending in .disable with the value true turns that feature off.' : 'Name and value pairs that tune the platform. Only admins can change them.'}
+        addAction={canWrite ? { label: 'Add property', to: '?dialog=add', testId: 'add-property' } : null}
+        errors={[loadError, rowError]}
+        table={{ data: properties, columns: propertyColumns, getRowId: (row) => `${row.source}:${row.name}`, testId: 'properties-table', rowTestId: 'property-row', rowAttributes: (row) => ({ 'data-name': row.name }) }}
+        rowActions={canWrite ? (row) => (isEditable(row) ? <PropertyRowActions row={row} /> : <span className="text-xs text-muted-foreground">set by the server</span>) : undefined}
+        confirm={
+          canWrite && deleting
+            ? {
+                title: 'Delete property',
+                description: `Are you sure you want to delete ${deleting.name}?`,
+                closeTo: PAGE,
+                action: PAGE,
+                fields: { intent: 'delete', name: deleting.name },
+                testId: 'delete-property-dialog',
+              }
+            : null
+        }
+        toast={toast}
+      >
+        {dialog === 'add' ? <PropertyDialog mode="create" lastResult={formResult} /> : null}
+        {dialog === 'edit' ? <PropertyDialog mode="update" lastResult={formResult} property={editing ?? { name: search.name ?? '', value: '' }} /> : null}
+      </ListPage>
     </div>
+  )
+}
+
+const propertyColumns: ColumnDef<PropertyRow, unknown>[] = [
+  { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => <span className="font-mono text-xs">{row.original.name}</span> },
+  { id: 'value', header: 'Value', enableSorting: false, cell: ({ row }) => <span className="break-all font-mono text-xs">{row.original.value}</span> },
+  { id: 'source', header: 'Source', enableSorting: false, cell: ({ row }) => row.original.source },
+  { id: 'description', header: 'Description', enableSorting: false, cell: ({ row }) => <span className="text-muted-foreground">{row.original.description}</span> },
+]
+
+function PropertyRowActions({ row }: { row: PropertyRow }) {
+  const name = encodeURIComponent(row.name)
+  return (
+    <div className="flex items-center justify-end gap-1">
+      <Link to={`?dialog=edit&name=${name}`} preventScrollReset aria-label={`Edit ${row.name}`} className={buttonVariants({ variant: 'ghost', size: 'icon' })} data-testid="edit-property">
+        <Pencil aria-hidden="true" />
+      </Link>
+      <Link to={`?dialog=delete&name=${name}`} preventScrollReset aria-label={`Delete ${row.name}`} className={buttonVariants({ variant: 'ghost', size: 'icon' })} data-testid="delete-property">
+        <Trash2 aria-hidden="true" />
+      </Link>
+    </div>
+  )
+}
+
+function PropertyDialog({ mode, lastResult, property }: { mode: 'create' | 'update'; lastResult: SubmissionResult<string[]> | undefined; property?: { name: string; value: string } }) {
+  const navigation = useNavigation()
+  const saving = navigation.state === 'submitting' && navigation.formData?.get('intent') === mode
+  const schema = mode === 'create' ? CreatePropertySchema : UpdatePropertySchema
+  const [form, fields] = useSchemaForm(schema, { id: `property-${mode}`, lastResult, defaultValue: property ?? {} })
+  const action = mode === 'create' ? `${PAGE}?dialog=add` : `${PAGE}?dialog=edit&name=${encodeURIComponent(property?.name ?? '')}`
+  return (
+    <Modal title={mode === 'create' ? 'Add property' : 'Edit property'} closeTo={PAGE} size="very-small" expandable={false} testId="property-dialog">
+      <Form method="post" action={action} {...getFormProps(form)} className="flex flex-col gap-3" data-testid="property-form">
+        <input type="hidden" name="intent" value={mode} />
+        <InlineError message={form.errors?.join(' ')} />
+        {mode === 'create' ? (
+          <Field labelProps={{ htmlFor: fields.name.id, children: 'Name' }} inputProps={{ ...getInputProps(fields.name, { type: 'text' }), placeholder: 'incidents.disable' }} errors={fields.name.errors} />
+        ) : (
+          <div className="flex flex-col gap-1.5">
+            <span className="text-sm font-medium">Name</span>
+            <code className="rounded-md border bg-muted/40 px-2 py-1 text-sm" data-testid="property-name">
+              {property?.name}
+            </code>
+            <input type="hidden" name={fields.name.name} value={property?.name ?? ''} />
+          </div>
+        )}
+        <Field labelProps={{ htmlFor: fields.value.id, children: 'Value' }} inputProps={getInputProps(fields.value, { type: 'text' })} errors={fields.value.errors} />
+        <div className="flex justify-end gap-2">
+          <Link to={PAGE} preventScrollReset className={buttonVariants({ variant: 'outline', size: 'sm' })}>
+            Cancel
+          </Link>
+          <button type="submit" disabled={saving} className={buttonVariants({ size: 'sm' })} data-testid="property-submit">
+            {saving ? 'Saving...' : 'Save'}
+          </button>
+        </div>
+      </Form>
+    </Modal>
+  )
+}
+
+const STATE_BADGE = {
+  enabled: { variant: 'success', label: 'Enabled' },
+  disabled: { variant: 'danger', label: 'Disabled' },
+  inherited: { variant: 'warning', label: 'Disabled by parent' },
+} as const
+
+function featureColumns(canWrite: boolean): ColumnDef<FeatureRow, unknown>[] {
+  const columns: ColumnDef<FeatureRow, unknown>[] = [
+    {
+      id: 'feature',
+      header: 'Feature',
+      enableSorting: false,
+      cell: ({ row }) => (
+        <span className={cn('flex items-center gap-1', row.original.depth ? 'pl-6' : undefined)}>
+          {row.original.depth ? (
+            <span aria-hidden="true" className="text-muted-foreground">
+              └
+            </span>
+          ) : null}
+          <span className="font-medium">{row.original.feature}</span>
+        </span>
+      ),
+    },
+    { id: 'flag', header: 'Flag', enableSorting: false, cell: ({ row }) => <span className="font-mono text-xs text-muted-foreground">{row.original.flag}</span> },
+    {
+      id: 'state',
+      header: 'State',
+      enableSorting: false,
+      cell: ({ row }) => {
+        const badge = STATE_BADGE[row.original.state]
+        return (
+          <span className="flex flex-wrap items-center gap-1" data-testid="feature-state">
+            <Badge variant={badge.variant}>{badge.label}</Badge>
+            {row.original.disabledBy ? <span className="text-xs text-muted-foreground">{`${row.original.state === 'inherited' ? '' : 'also '}by ${row.original.disabledBy}`}</span> : null}
+          </span>
+        )
+      },
+    },
+  ]
+  if (!canWrite) return columns
+  return [
+    ...columns,
+    {
+      id: 'toggle',
+      header: () => <span className="sr-only">Switch</span>,
+      enableSorting: false,
+      cell: ({ row }) => <FeatureToggle row={row.original} />,
+    },
+  ]
+}
+
+function FeatureToggle({ row }: { row: FeatureRow }) {
+  const navigation = useNavigation()
+  const busy = navigation.state === 'submitting' && navigation.formData?.get('feature') === row.feature
+  if (row.isLocked) return <span className="text-xs text-muted-foreground">set by the server</span>
+  const label = row.isOwnFlagSet ? 'Enable' : 'Disable'
+  return (
+    <Form method="post" action={PAGE} className="flex justify-end" preventScrollReset>
+      <input type="hidden" name="intent" value="toggle" />
+      <input type="hidden" name="feature" value={row.feature} />
+      <input type="hidden" name="disabled" value={String(!row.isOwnFlagSet)} />
+      <button
+        type="submit"
+        disabled={busy}
+        aria-label={`${label} ${row.feature}`}
+        className={buttonVariants({ variant: row.isOwnFlagSet ? 'default' : 'outline', size: 'sm' })}
+        data-testid="feature-toggle"
+      >
+        {label}
+      </button>
+    </Form>
+  )
+}
+
+function FeatureList({ rows, canWrite }: { rows: FeatureRow[]; canWrite: boolean }) {
+  return (
+    <section aria-labelledby="features-title" className="flex flex-col gap-2 px-6 pt-6" data-testid="features-section">
+      <div className="flex flex-col gap-1">
+        <h2 id="features-title" className="text-lg font-semibold">
+          Features
+        </h2>
+        <p className="text-sm text-muted-foreground">
+          A disabled feature disappears from the sidebar and its pages answer 404. Settings pages under a disabled area are disabled with it.
+        </p>
+      </div>
+      <DataTable
+        data={rows}
+        columns={featureColumns(canWrite)}
+        getRowId={(row) => row.feature}
+        testId="features-table"
+        rowTestId="feature-row"
+        rowAttributes={(row) => ({ 'data-feature': row.feature, 'data-state': row.state })}
+      />
+    </section>
   )
 }
 
