@@ -1,22 +1,29 @@
+import { getCollectionProps, getFormProps, getInputProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import type { ColumnDef } from '@tanstack/react-table'
+import { z } from 'zod'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
-import { memberRemovedMessage, membersAddedMessage, readTeamForm } from '#app/components/access/team-form.ts'
+import { AddMembersSchema, memberRemovedMessage, membersAddedMessage, TeamActionSchema, TeamSpecSchema, type TeamAction } from '#app/components/access/team-form.ts'
 import { ConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
+import { DataTable } from '#app/components/data-table/data-table.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { ErrorList } from '#app/components/forms.tsx'
+import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
 import { Toast } from '#app/components/toast.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
+import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { cn } from '#app/lib/cn.ts'
 import { GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
+import type { RouteHandle } from '#app/lib/route-handle.ts'
+import { errorResponse } from '#app/lib/session.server.ts'
 import {
   addTeamMembers,
   findPeopleByIds,
@@ -27,12 +34,11 @@ import {
   softDeleteTeam,
   updateTeamSpec,
   type Team,
-  type TeamJob as Job,
-  type TeamPerson as Person,
+  type TeamJob,
+  type TeamPerson,
 } from '#app/lib/teams.server.ts'
-import type { RouteHandle } from '#app/lib/route-handle.ts'
-import { errorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+import { isUuid } from '#contract/uuid.ts'
 
 export const handle = {
   title: (data) => (data && typeof data === 'object' && 'team' in data ? `Teams / ${(data as { team: { name: string } }).team.name}` : 'Teams'),
@@ -40,14 +46,21 @@ export const handle = {
   resource: 'database',
 } satisfies RouteHandle
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const TABS = [
   { id: 'spec', label: 'Spec' },
   { id: 'members', label: 'Members' },
   { id: 'jobs', label: 'Job History' },
 ] as const
-type Tab = (typeof TABS)[number]['id']
 
+/** The page's search parameters: its tab and open dialog; a bad value falls back to the default. */
+const TeamSearchSchema = z.object({
+  tab: z.enum(['spec', 'members', 'jobs']).catch('spec'),
+  dialog: z.enum(['add-members', 'delete']).nullable().catch(null),
+})
+
+function parseTeamSearch(params: URLSearchParams): z.infer<typeof TeamSearchSchema> {
+  return TeamSearchSchema.parse({ tab: params.get('tab') ?? undefined, dialog: params.get('dialog') })
+}
 
 function failure(error: unknown): string {
   if (error instanceof GatewayError) return error.message
@@ -55,232 +68,107 @@ function failure(error: unknown): string {
 }
 
 async function loadTeam(args: ApiArgs, id: string | undefined): Promise<Team> {
-  if (!id || !UUID.test(id)) throw errorResponse(404, { message: 'No such team' })
+  if (!id || !isUuid(id)) throw errorResponse(404, { message: 'No such team' })
   const team = await findTeam(args, id)
   if (!team) throw errorResponse(404, { message: 'No such team' })
   return team
 }
 
-function tabOf(value: string | null): Tab {
-  return TABS.some((tab) => tab.id === value) ? (value as Tab) : 'spec'
+function isReadOnly(team: Pick<Team, 'source'>): boolean {
+  return Boolean(team.source && team.source !== 'UI')
 }
 
 export async function loader(args: LoaderFunctionArgs) {
   const session = await requireSettingsAccess(args, handle)
   const { toast, headers } = readToast(args.request)
   const team = await loadTeam(args, args.params.id)
-  const url = new URL(args.request.url)
-  const tab = tabOf(url.searchParams.get('tab'))
-  let members: Person[] = []
-  let candidates: Person[] = []
-  let jobs: Job[] = []
+  const { tab, dialog } = parseTeamSearch(new URL(args.request.url).searchParams)
+  let members: TeamPerson[] = []
+  let candidates: TeamPerson[] = []
+  let jobs: TeamJob[] = []
   let loadError: string | null = null
   try {
-    if (tab === 'members') {
-      const membership = await listTeamMembership(args, team.id)
-      members = membership.members
-      candidates = membership.candidates
-    } else if (tab === 'jobs') {
-      jobs = await listTeamJobs(args, team.id)
-    }
+    if (tab === 'members') ({ members, candidates } = await listTeamMembership(args, team.id))
+    else if (tab === 'jobs') jobs = await listTeamJobs(args, team.id)
   } catch (error) {
     loadError = failure(error)
   }
   const canWrite = hasAccess(session, 'database', 'write')
-  return data({ team, tab, members, candidates, jobs, loadError, toast, canWrite }, { headers })
+  return data({ team, tab, dialog, members, candidates, jobs, loadError, toast, canWrite }, { headers })
 }
 
-type ActionResult = { intent: string; error?: string; errors?: Record<string, string> }
-
-export async function action(args: ActionFunctionArgs) {
-  await requireSettingsAccess(args, { ...handle, access: 'write' })
-  const team = await loadTeam(args, args.params.id)
-  const base = `/settings/teams/${team.id}`
-  const form = await args.request.formData()
-  const intent = String(form.get('intent') ?? '')
-  const readOnly = Boolean(team.source && team.source !== 'UI')
-  try {
-    switch (intent) {
-      case 'save': {
-        if (readOnly) return data<ActionResult>({ intent, error: `This team comes from ${team.source} and cannot be edited here.` }, { status: 400 })
-        const { errors, row } = readTeamForm(form, { requireName: false })
-        if (!row) return data<ActionResult>({ intent, errors }, { status: 400 })
-        // Name stays as it is once the team exists (spec 002 §2).
-        await updateTeamSpec(args, team.id, row)
-        throw redirect(base, { headers: { 'set-cookie': toastCookie(`${team.name} updated successfully`) } })
-      }
-      case 'delete': {
-        if (readOnly) return data<ActionResult>({ intent, error: `This team comes from ${team.source} and cannot be deleted here.` }, { status: 400 })
-        await softDeleteTeam(args, team.id)
-        throw redirect('/settings/teams', { headers: { 'set-cookie': toastCookie(`${team.name} deleted successfully`) } })
-      }
-      case 'add-members': {
-        const ids = [...new Set(form.getAll('person_id').map(String))].filter((id) => UUID.test(id))
-        if (ids.length === 0) return data<ActionResult>({ intent, error: 'Choose at least one person to add.' }, { status: 400 })
-        const found = await findPeopleByIds(args, ids)
-        if (found.length !== ids.length) return data<ActionResult>({ intent, error: 'Some of the chosen people no longer exist.' }, { status: 400 })
-        await addTeamMembers(args, team.id, ids)
-        const names = ids.map((id) => found.find((person) => person.id === id)?.name ?? id)
-        throw redirect(`${base}?tab=members`, { headers: { 'set-cookie': toastCookie(membersAddedMessage(names)) } })
-      }
-      case 'remove-member': {
-        const personId = String(form.get('person_id') ?? '')
-        const name = String(form.get('name') ?? 'The member')
-        if (!UUID.test(personId)) return data<ActionResult>({ intent, error: 'No member was chosen.' }, { status: 400 })
-        await removeTeamMember(args, team.id, personId)
-        throw redirect(`${base}?tab=members`, { headers: { 'set-cookie': toastCookie(memberRemovedMessage(name)) } })
-      }
-      default:
-        return data<ActionResult>({ intent, error: 'Unknown request.' }, { status: 400 })
-    }
-  } catch (error) {
-    if (error instanceof Response) throw error
-    return data<ActionResult>({ intent, error: failure(error) }, { status: 400 })
+/** Why a request was refused, and the field it is about ('' for the form as a whole). */
+class TeamRefusal extends Error {
+  constructor(
+    message: string,
+    readonly path: string[] = [],
+  ) {
+    super(message)
   }
 }
 
-function SpecTab({ team, canWrite, readOnly, errors }: { team: Team; canWrite: boolean; readOnly: boolean; errors: Record<string, string> }) {
-  const navigation = useNavigation()
-  const saving = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'save'
-  const editable = canWrite && !readOnly
-  return (
-    <Form method="post" className="flex max-w-2xl flex-col gap-3" data-testid="team-spec-form" noValidate>
-      <input type="hidden" name="intent" value="save" />
-      {readOnly ? (
-        <p className="text-sm text-muted-foreground" data-testid="team-source">
-          This team was created from {team.source} and is read-only here.
-        </p>
-      ) : null}
-      <div className="flex flex-col gap-1.5">
-        <Label htmlFor="team-name">Name</Label>
-        <Input id="team-name" value={team.name} readOnly disabled />
-      </div>
-      <div className="flex flex-col gap-1.5">
-        <Label htmlFor="team-icon">Icon</Label>
-        <Input id="team-icon" name="icon" defaultValue={team.icon ?? ''} readOnly={!editable} />
-      </div>
-      <div className="flex flex-col gap-1.5">
-        <Label htmlFor="team-spec">Spec (JSON)</Label>
-        <textarea
-          id="team-spec"
-          name="spec"
-          rows={12}
-          defaultValue={JSON.stringify(team.spec ?? {}, null, 2)}
-          readOnly={!editable}
-          className="rounded-md border bg-background p-2 font-mono text-xs"
-        />
-        <ErrorList errors={[errors.spec]} />
-      </div>
-      {editable ? (
-        <div className="flex justify-between gap-2">
-          <Link to="?dialog=delete" preventScrollReset className={buttonVariants({ variant: 'destructive', size: 'sm' })} data-testid="team-delete">
-            <Trash2 aria-hidden="true" />
-            Delete
-          </Link>
-          <button type="submit" disabled={saving} className={buttonVariants({ size: 'sm' })} data-testid="team-save">
-            {saving ? 'Saving...' : 'Save'}
-          </button>
-        </div>
-      ) : null}
-    </Form>
-  )
+/**
+ * Each form on the page names its `intent`, parsed as one discriminated union; a refusal (a
+ * read-only team, people gone meanwhile, the API's answer) comes back as an issue of the form
+ * that sent it, a success redirects (303) with a toast.
+ */
+export async function action(args: ActionFunctionArgs) {
+  await requireSettingsAccess(args, { ...handle, access: 'write' })
+  const team = await loadTeam(args, args.params.id)
+  const formData = await args.request.formData()
+  const submission = await parseWithZod(formData, {
+    async: true,
+    schema: TeamActionSchema.transform(async (action, ctx) => {
+      try {
+        return await runTeamAction(args, team, action)
+      } catch (error) {
+        const refusal = error instanceof TeamRefusal ? error : new TeamRefusal(failure(error))
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: refusal.path, message: refusal.message })
+        return z.NEVER
+      }
+    }),
+  })
+  if (submission.status !== 'success') {
+    return data({ intent: String(formData.get('intent') ?? ''), result: submission.reply() }, { status: 400 })
+  }
+  throw redirect(submission.value.to, { status: 303, headers: { 'set-cookie': toastCookie(submission.value.toast) } })
 }
 
-function MembersTab({ members, canWrite }: { members: Person[]; canWrite: boolean }) {
-  return (
-    <div className="flex flex-col gap-3" data-testid="team-members">
-      {canWrite ? (
-        <div className="flex justify-end">
-          <Link to="?tab=members&dialog=add-members" preventScrollReset className={buttonVariants({ size: 'sm' })} data-testid="add-members">
-            <UserPlus aria-hidden="true" />
-            Add Members
-          </Link>
-        </div>
-      ) : null}
-      {members.length === 0 ? (
-        <p className="py-6 text-center text-sm text-muted-foreground" data-testid="members-empty">
-          You haven't added any team members to the team yet.
-        </p>
-      ) : (
-        <Table data-testid="members-table">
-          <TableHeader>
-            <TableRow>
-              <TableHead>Name</TableHead>
-              <TableHead>Email</TableHead>
-              <TableHead className="w-12" />
-            </TableRow>
-          </TableHeader>
-          <TableBody>
-            {members.map((member) => (
-              <TableRow key={member.id} data-testid="member-row">
-                <TableCell>{member.name}</TableCell>
-                <TableCell>{member.email ?? ''}</TableCell>
-                <TableCell>
-                  {canWrite ? (
-                    <Form method="post">
-                      <input type="hidden" name="intent" value="remove-member" />
-                      <input type="hidden" name="person_id" value={member.id} />
-                      <input type="hidden" name="name" value={member.name} />
-                      <button type="submit" aria-label={`Remove ${member.name}`} className={buttonVariants({ variant: 'ghost', size: 'icon' })} data-testid="remove-member">
-                        <Trash2 aria-hidden="true" />
-                      </button>
-                    </Form>
-                  ) : null}
-                </TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
-      )}
-    </div>
-  )
+/** Does what the form asked; answers where to go next and the toast. */
+async function runTeamAction(args: ApiArgs, team: Team, action: TeamAction): Promise<{ to: string; toast: string }> {
+  const base = `/settings/teams/${team.id}`
+  switch (action.intent) {
+    case 'save':
+      if (isReadOnly(team)) throw new TeamRefusal(`This team comes from ${team.source} and cannot be edited here.`)
+      // The name stays as it is once the team exists (spec 002 §2).
+      await updateTeamSpec(args, team.id, { icon: action.icon, spec: action.spec })
+      return { to: base, toast: `${team.name} updated successfully` }
+    case 'delete':
+      if (isReadOnly(team)) throw new TeamRefusal(`This team comes from ${team.source} and cannot be deleted here.`)
+      await softDeleteTeam(args, team.id)
+      return { to: '/settings/teams', toast: `${team.name} deleted successfully` }
+    case 'add-members': {
+      const found = await findPeopleByIds(args, action.person_id)
+      if (found.length !== action.person_id.length) throw new TeamRefusal('Some of the chosen people no longer exist.', ['person_id'])
+      await addTeamMembers(args, team.id, action.person_id)
+      const names = action.person_id.map((id) => found.find((person) => person.id.toLowerCase() === id)?.name ?? id)
+      return { to: `${base}?tab=members`, toast: membersAddedMessage(names) }
+    }
+    case 'remove-member':
+      await removeTeamMember(args, team.id, action.person_id)
+      return { to: `${base}?tab=members`, toast: memberRemovedMessage(action.name || 'The member') }
+  }
 }
 
-function JobsTab({ jobs }: { jobs: Job[] }) {
-  return (
-    <Table data-testid="team-jobs">
-      <TableHeader>
-        <TableRow>
-          <TableHead>Name</TableHead>
-          <TableHead>Status</TableHead>
-          <TableHead>Started</TableHead>
-          <TableHead>Duration</TableHead>
-          <TableHead>Success</TableHead>
-          <TableHead>Errors</TableHead>
-        </TableRow>
-      </TableHeader>
-      <TableBody>
-        {jobs.length === 0 ? (
-          <TableRow>
-            <TableCell colSpan={6} className="text-center text-muted-foreground">
-              No data available
-            </TableCell>
-          </TableRow>
-        ) : (
-          jobs.map((job) => (
-            <TableRow key={job.id}>
-              <TableCell>{job.name ?? ''}</TableCell>
-              <TableCell>{job.status ?? ''}</TableCell>
-              <TableCell className="whitespace-nowrap">{(job.time_start ?? '').slice(0, 19).replace('T', ' ')}</TableCell>
-              <TableCell>{job.duration_millis != null ? `${job.duration_millis} ms` : ''}</TableCell>
-              <TableCell>{job.success_count ?? 0}</TableCell>
-              <TableCell>{job.error_count ?? 0}</TableCell>
-            </TableRow>
-          ))
-        )}
-      </TableBody>
-    </Table>
-  )
-}
+/** Forms whose fields show their own errors; the others' refusals show above the tabs' content. */
+const FIELD_FORMS = new Set(['save', 'add-members'])
 
 export default function TeamRoute() {
-  const { team, tab, members, candidates, jobs, loadError, toast, canWrite } = useLoaderData<typeof loader>()
+  const { team, tab, dialog, members, candidates, jobs, loadError, toast, canWrite } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
-  const [searchParams] = useSearchParams()
-  const navigation = useNavigation()
-  const dialog = searchParams.get('dialog')
-  const readOnly = Boolean(team.source && team.source !== 'UI')
-  const adding = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'add-members'
+  const resultOf = (intent: string): SubmissionResult<string[]> | undefined => (actionData?.intent === intent ? actionData.result : undefined)
+  const pageError = actionData && !FIELD_FORMS.has(actionData.intent) ? Object.values(actionData.result.error ?? {}).flat().find(Boolean) : null
+  const readOnly = isReadOnly(team)
   const showAdd = canWrite && tab === 'members' && (dialog === 'add-members' || actionData?.intent === 'add-members')
 
   return (
@@ -313,36 +201,11 @@ export default function TeamRoute() {
           </Link>
         ))}
       </nav>
-      <InlineError message={loadError ?? actionData?.error} />
-      {tab === 'spec' ? <SpecTab team={team} canWrite={canWrite} readOnly={readOnly} errors={actionData?.errors ?? {}} /> : null}
+      <InlineError message={loadError ?? pageError} />
+      {tab === 'spec' ? <SpecForm key={team.updated_at ?? ''} team={team} editable={canWrite && !readOnly} lastResult={resultOf('save')} /> : null}
       {tab === 'members' ? <MembersTab members={members} canWrite={canWrite} /> : null}
       {tab === 'jobs' ? <JobsTab jobs={jobs} /> : null}
-      {showAdd ? (
-        <Modal title="Add Members" closeTo="?tab=members" size="very-small" expandable={false} testId="add-members-dialog">
-          <Form method="post" action={`/settings/teams/${team.id}?tab=members&dialog=add-members`} className="flex flex-col gap-3" data-testid="add-members-form">
-            <input type="hidden" name="intent" value="add-members" />
-            {candidates.length === 0 ? (
-              <p className="text-sm text-muted-foreground">Everyone is in this team already.</p>
-            ) : (
-              <fieldset className="flex max-h-72 flex-col gap-1 overflow-y-auto rounded-md border p-2">
-                <legend className="sr-only">People</legend>
-                {candidates.map((person) => (
-                  <label key={person.id} className="flex items-center gap-2 text-sm">
-                    <input type="checkbox" name="person_id" value={person.id} data-email={person.email ?? ''} />
-                    <span>{person.name}</span>
-                    {person.email ? <span className="truncate text-xs text-muted-foreground">{person.email}</span> : null}
-                  </label>
-                ))}
-              </fieldset>
-            )}
-            <div className="flex justify-end">
-              <button type="submit" disabled={adding || candidates.length === 0} className={buttonVariants({ size: 'sm' })} data-testid="add-members-submit">
-                {adding ? 'Adding...' : 'Add'}
-              </button>
-            </div>
-          </Form>
-        </Modal>
-      ) : null}
+      {showAdd ? <AddMembersDialog teamId={team.id} candidates={candidates} lastResult={resultOf('add-members')} /> : null}
       {dialog === 'delete' && canWrite && !readOnly ? (
         <ConfirmDialog
           title={`Delete ${team.name}`}
@@ -356,6 +219,160 @@ export default function TeamRoute() {
       <Toast message={toast} />
     </section>
   )
+}
+
+function SpecForm({ team, editable, lastResult }: { team: Team; editable: boolean; lastResult: SubmissionResult<string[]> | undefined }) {
+  const navigation = useNavigation()
+  const saving = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'save'
+  const [form, fields] = useSchemaForm(TeamSpecSchema, {
+    id: 'team-spec',
+    lastResult,
+    // Errors sit above the Save button: revalidating on blur would move it from under the click.
+    shouldRevalidate: 'onInput',
+    defaultValue: { icon: team.icon ?? '', spec: JSON.stringify(team.spec ?? {}, null, 2) },
+  })
+  const { key: specKey, ...specProps } = getTextareaProps(fields.spec)
+  return (
+    <Form method="post" {...getFormProps(form)} className="flex max-w-2xl flex-col gap-3" data-testid="team-spec-form">
+      <input type="hidden" name="intent" value="save" />
+      {!editable && isReadOnly(team) ? (
+        <p className="text-sm text-muted-foreground" data-testid="team-source">
+          This team was created from {team.source} and is read-only here.
+        </p>
+      ) : null}
+      <InlineError message={form.errors?.join(' ')} />
+      <div className="flex flex-col gap-1.5">
+        <Label htmlFor="team-name">Name</Label>
+        <Input id="team-name" value={team.name} readOnly disabled />
+      </div>
+      <Field labelProps={{ htmlFor: fields.icon.id, children: 'Icon' }} inputProps={{ ...getInputProps(fields.icon, { type: 'text' }), readOnly: !editable }} errors={fields.icon.errors} />
+      <div className="flex flex-col gap-1.5">
+        <Label htmlFor={fields.spec.id}>Spec (JSON)</Label>
+        <textarea
+          key={specKey}
+          {...specProps}
+          rows={12}
+          readOnly={!editable}
+          className="rounded-md border border-input bg-background p-2 font-mono text-xs aria-[invalid=true]:border-danger"
+          data-testid="team-spec"
+        />
+        <ErrorList id={fields.spec.errorId} errors={fields.spec.errors} />
+      </div>
+      {editable ? (
+        <div className="flex justify-between gap-2">
+          <Link to="?dialog=delete" preventScrollReset className={buttonVariants({ variant: 'destructive', size: 'sm' })} data-testid="team-delete">
+            <Trash2 aria-hidden="true" />
+            Delete
+          </Link>
+          <button type="submit" disabled={saving} className={buttonVariants({ size: 'sm' })} data-testid="team-save">
+            {saving ? 'Saving...' : 'Save'}
+          </button>
+        </div>
+      ) : null}
+    </Form>
+  )
+}
+
+const memberColumns: ColumnDef<TeamPerson, unknown>[] = [
+  { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name },
+  { id: 'email', header: 'Email', enableSorting: false, cell: ({ row }) => row.original.email ?? '' },
+]
+
+function MembersTab({ members, canWrite }: { members: TeamPerson[]; canWrite: boolean }) {
+  const columns: ColumnDef<TeamPerson, unknown>[] = canWrite
+    ? [
+        ...memberColumns,
+        {
+          id: 'actions',
+          header: () => <span className="sr-only">Actions</span>,
+          size: 48,
+          enableSorting: false,
+          cell: ({ row }) => (
+            <Form method="post">
+              <input type="hidden" name="intent" value="remove-member" />
+              <input type="hidden" name="person_id" value={row.original.id} />
+              <input type="hidden" name="name" value={row.original.name} />
+              <button type="submit" aria-label={`Remove ${row.original.name}`} className={buttonVariants({ variant: 'ghost', size: 'icon' })} data-testid="remove-member">
+                <Trash2 aria-hidden="true" />
+              </button>
+            </Form>
+          ),
+        },
+      ]
+    : memberColumns
+  return (
+    <div className="flex flex-col gap-3" data-testid="team-members">
+      {canWrite ? (
+        <div className="flex justify-end">
+          <Link to="?tab=members&dialog=add-members" preventScrollReset className={buttonVariants({ size: 'sm' })} data-testid="add-members">
+            <UserPlus aria-hidden="true" />
+            Add Members
+          </Link>
+        </div>
+      ) : null}
+      <DataTable
+        data={members}
+        columns={columns}
+        getRowId={(member) => member.id}
+        testId="members-table"
+        rowTestId="member-row"
+        rowAttributes={(member) => ({ 'data-email': member.email ?? '' })}
+        emptyMessage={<span data-testid="members-empty">You haven't added any team members to the team yet.</span>}
+        caption="Team members"
+      />
+    </div>
+  )
+}
+
+function AddMembersDialog({ teamId, candidates, lastResult }: { teamId: string; candidates: TeamPerson[]; lastResult: SubmissionResult<string[]> | undefined }) {
+  const navigation = useNavigation()
+  const adding = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'add-members'
+  const [form, fields] = useSchemaForm(AddMembersSchema, { id: 'add-members', lastResult, shouldRevalidate: 'onInput' })
+  const options = getCollectionProps(fields.person_id, { type: 'checkbox', options: candidates.map((person) => person.id) })
+  return (
+    <Modal title="Add Members" closeTo="?tab=members" size="very-small" expandable={false} testId="add-members-dialog">
+      <Form method="post" action={`/settings/teams/${teamId}?tab=members&dialog=add-members`} {...getFormProps(form)} className="flex flex-col gap-3" data-testid="add-members-form">
+        <input type="hidden" name="intent" value="add-members" />
+        <InlineError message={form.errors?.join(' ')} />
+        {candidates.length === 0 ? (
+          <p className="text-sm text-muted-foreground">Everyone is in this team already.</p>
+        ) : (
+          <fieldset className="flex max-h-72 flex-col gap-1 overflow-y-auto rounded-md border p-2" aria-describedby={fields.person_id.errors ? fields.person_id.errorId : undefined}>
+            <legend className="sr-only">People</legend>
+            {candidates.map((person, index) => {
+              const { key, ...props } = options[index]!
+              return (
+                <label key={key} className="flex items-center gap-2 text-sm">
+                  <input {...props} data-email={person.email ?? ''} />
+                  <span>{person.name}</span>
+                  {person.email ? <span className="truncate text-xs text-muted-foreground">{person.email}</span> : null}
+                </label>
+              )
+            })}
+          </fieldset>
+        )}
+        <ErrorList id={fields.person_id.errorId} errors={fields.person_id.errors} />
+        <div className="flex justify-end">
+          <button type="submit" disabled={adding || candidates.length === 0} className={buttonVariants({ size: 'sm' })} data-testid="add-members-submit">
+            {adding ? 'Adding...' : 'Add'}
+          </button>
+        </div>
+      </Form>
+    </Modal>
+  )
+}
+
+const jobColumns: ColumnDef<TeamJob, unknown>[] = [
+  { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name ?? '' },
+  { id: 'status', header: 'Status', enableSorting: false, cell: ({ row }) => row.original.status ?? '' },
+  { id: 'started', header: 'Started', enableSorting: false, cell: ({ row }) => <span className="whitespace-nowrap">{(row.original.time_start ?? '').slice(0, 19).replace('T', ' ')}</span> },
+  { id: 'duration', header: 'Duration', enableSorting: false, cell: ({ row }) => (row.original.duration_millis != null ? `${row.original.duration_millis} ms` : '') },
+  { id: 'success', header: 'Success', enableSorting: false, cell: ({ row }) => row.original.success_count ?? 0 },
+  { id: 'errors', header: 'Errors', enableSorting: false, cell: ({ row }) => row.original.error_count ?? 0 },
+]
+
+function JobsTab({ jobs }: { jobs: TeamJob[] }) {
+  return <DataTable data={jobs} columns={jobColumns} getRowId={(job) => job.id} testId="team-jobs" caption="Job history" />
 }
 
 export function ErrorBoundary() {

@@ -5,7 +5,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import type { ColumnDef } from '@tanstack/react-table'
 import { z } from 'zod'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
-import { CreateTeamSchema } from '#app/components/access/team-form.ts'
+import { CreateTeamSchema, DEFAULT_TEAM_ICON } from '#app/components/access/team-form.ts'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
@@ -110,8 +110,9 @@ function CreateTeamDialog({ lastResult }: { lastResult: SubmissionResult<string[
   const [form, fields] = useSchemaForm(CreateTeamSchema, {
     id: 'team-create',
     lastResult,
-    shouldRevalidate: 'onBlur',
-    defaultValue: { icon: 'group', spec: '{}' },
+    // Errors sit above the Save button: revalidating on blur would move it from under the click.
+    shouldRevalidate: 'onInput',
+    defaultValue: { icon: DEFAULT_TEAM_ICON, spec: '{}' },
   })
   const { key: specKey, ...specProps } = getTextareaProps(fields.spec)
   return (

@@ -1,15 +1,15 @@
 import { z } from 'zod'
+import { isUuid } from '#contract/uuid.ts'
 
 /**
- * The team spec form (spec 002 §2 "Resource editor"): name, icon and the JSON spec. Pure, so
- * the create dialog and the Spec tab read a post the same way.
+ * The team forms (spec 002 §2 "Resource editor"): the "Add Team" dialog, and the detail page's
+ * Spec tab, Add Members dialog, member removal and delete, told apart by a hidden `intent`. One
+ * schema per form; the routes parse posts with them and the browser gets their native
+ * constraints and runs the same checks.
  */
-export type TeamFormValues = { name: string; icon: string; spec: string }
-export type TeamRowInput = { icon: string; spec: Record<string, unknown> }
-
-type FieldSource = { get(name: string): unknown }
 
 export const DEFAULT_TEAM_ICON = 'group'
+const REQUIRED = 'This field is required'
 
 /** The spec textarea: empty means `{}`, anything else must be a JSON object. */
 const SpecJsonSchema = z
@@ -33,41 +33,48 @@ const teamFields = {
   icon: z
     .string()
     .trim()
+    .max(255, 'Icon must be at most 255 characters')
     .optional()
     .transform((icon) => icon || DEFAULT_TEAM_ICON),
   spec: SpecJsonSchema,
 }
 
-/** The Spec tab: icon and spec; the name is not edited there. */
-export const TeamSpecSchema = z.object(teamFields)
-
 /** The "Add Team" dialog: a name (the database keeps live names unique), icon and spec. */
 export const CreateTeamSchema = z.object({
-  name: z.string({ required_error: 'This field is required' }).trim().min(1, 'This field is required').max(255, 'Name must be at most 255 characters'),
+  name: z.string({ required_error: REQUIRED }).trim().min(1, REQUIRED).max(255, 'Name must be at most 255 characters'),
   ...teamFields,
 })
 
-/** Reads a post through the schemas above, keeping the typed values for re-rendering the form. */
-export function readTeamForm(
-  source: FieldSource,
-  options: { requireName: boolean },
-): { values: TeamFormValues; errors: Record<string, string>; row?: TeamRowInput } {
-  const read = (name: string) => {
-    const value = source.get(name)
-    return typeof value === 'string' ? value : ''
-  }
-  const values: TeamFormValues = { name: read('name').trim(), icon: read('icon').trim(), spec: read('spec') }
-  const parsed = (options.requireName ? CreateTeamSchema : TeamSpecSchema).safeParse({ name: values.name || undefined, icon: values.icon, spec: values.spec })
-  if (!parsed.success) {
-    const errors: Record<string, string> = {}
-    for (const issue of parsed.error.issues) {
-      const key = String(issue.path[0] ?? 'form')
-      errors[key] ??= issue.message
-    }
-    return { values, errors }
-  }
-  return { values, errors: {}, row: { icon: parsed.data.icon, spec: parsed.data.spec } }
-}
+const TeamId = (message: string) => z.string({ required_error: message }).refine(isUuid, message)
+
+/** The Spec tab: icon and spec; the name stays as it is once the team exists. */
+export const TeamSpecSchema = z.object({ intent: z.literal('save'), ...teamFields })
+
+export const DeleteTeamSchema = z.object({ intent: z.literal('delete') })
+
+export const NO_PERSON_CHOSEN = 'Choose at least one person to add.'
+
+/** The Add Members dialog: several people at once, as a checkbox group of person ids. */
+export const AddMembersSchema = z.object({
+  intent: z.literal('add-members'),
+  person_id: z
+    .array(TeamId(NO_PERSON_CHOSEN), { required_error: NO_PERSON_CHOSEN })
+    .min(1, NO_PERSON_CHOSEN)
+    .transform((ids) => [...new Set(ids.map((id) => id.toLowerCase()))]),
+})
+
+/** A member row's remove button; the name only words the toast. */
+export const RemoveMemberSchema = z.object({
+  intent: z.literal('remove-member'),
+  person_id: TeamId('No member was chosen.'),
+  name: z.string().trim().max(255).optional(),
+})
+
+export const TeamActionSchema = z.discriminatedUnion('intent', [TeamSpecSchema, DeleteTeamSchema, AddMembersSchema, RemoveMemberSchema], {
+  errorMap: () => ({ message: 'Unknown request.' }),
+})
+export type TeamAction = z.infer<typeof TeamActionSchema>
+export type TeamIntent = TeamAction['intent']
 
 /** Spec 002 §8: '{names} added to the team successfully'. */
 export function membersAddedMessage(names: readonly string[]): string {
