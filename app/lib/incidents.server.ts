@@ -10,6 +10,7 @@ import {
   isUuid,
   toIlikeTerm,
   type EvidenceTarget,
+  type HistorySource,
   type HypothesisStatus,
   type IncidentStatus,
   type IncidentListParams,
@@ -80,13 +81,16 @@ export type ResponderRow = {
 
 export type CommentRow = { id: string; comment: string; created_at: string; created_by: PersonRef | null }
 
-export type HistoryRow = {
-  id: string
-  type: string | null
-  description: string | null
-  created_at: string
-  created_by: PersonRef | null
-}
+/** A history row with what it points at, so the timeline can say who did what (incidents.ts buildTimeline). */
+export type HistoryRow = HistorySource & { created_by: PersonRef | null }
+
+const HISTORY_SELECT = [
+  'id,type,description,created_at,comment_id,created_by(id,name,avatar)',
+  'responder:responder_id(type,person:person_id(name),team:team_id(name))',
+  'hypothesis:hypothesis_id(title,type)',
+  'evidence:evidence_id(type,description,check:check_id(name),config:config_id(name),component:component_id(name))',
+  'comment:comment_id(comment)',
+].join(',')
 
 export type IncidentRow = {
   id: string
@@ -181,7 +185,7 @@ export async function getIncidentDetail(args: ApiArgs, id: string): Promise<Inci
       .order('created_at')
       .returns<ResponderRow[]>(),
     db.from('comments').select('id,comment,created_at,created_by(id,name,avatar)').eq('incident_id', id).order('created_at').returns<CommentRow[]>(),
-    db.from('incident_histories').select('id,type,description,created_at,created_by(id,name,avatar)').eq('incident_id', id).order('created_at').returns<HistoryRow[]>(),
+    db.from('incident_histories').select(HISTORY_SELECT).eq('incident_id', id).order('created_at').returns<HistoryRow[]>(),
   ])
   const incident = requireData(incidents)?.[0]
   if (!incident) return null

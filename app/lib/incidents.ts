@@ -307,21 +307,93 @@ export function getEvidenceLink(evidence: {
   return null
 }
 
-const HISTORY_TEXT: Record<string, (description: string | null) => string> = {
-  'incident.created': (description) => `created the incident${description ? ` ${description}` : ''}`,
-  'incident.status_updated': (description) => `changed the status to ${labelOf(description) || 'unknown'}`,
-  'incident_status.updated': (description) => `changed the status to ${labelOf(description) || 'unknown'}`,
-  'responder.created': () => 'added a responder',
-  'responder.commented': () => 'commented',
-  'evidence.created': () => 'added evidence',
-  'evidence.done_definition_added': () => 'added a definition of done',
-  'hypothesis.created': () => 'created a hypothesis',
-  'hypothesis.status_updated': (description) => `changed a hypothesis status${description ? ` to ${labelOf(description)}` : ''}`,
+type NamedRef = { name: string | null } | null
+
+/** One incident_histories row with the rows it points at (what the detail page reads). */
+export type HistorySource = {
+  id: string
+  type: string | null
+  description: string | null
+  created_at: string
+  comment_id?: string | null
+  created_by: NamedRef
+  responder?: { type: string; person: NamedRef; team: NamedRef } | null
+  hypothesis?: { title: string; type: string } | null
+  evidence?: {
+    type: string
+    description: string | null
+    check: NamedRef
+    config: NamedRef
+    component: NamedRef
+  } | null
+  comment?: { comment: string } | null
 }
 
-export function describeHistory(type: string | null, description: string | null): string {
-  const render = type ? HISTORY_TEXT[type] : undefined
-  return render ? render(description) : `${type ?? 'event'}${description ? `: ${description}` : ''}`
+export type CommentSource = { id: string; comment: string; created_at: string; created_by: NamedRef }
+
+/** A line of the incident timeline: who, what, and (for comments) what they wrote. */
+export type TimelineEntry = { id: string; type: string; actor: string; text: string; quote: string | null; created_at: string }
+
+const quoted = (text: string | null | undefined) => (text ? `“${text}”` : 'a hypothesis')
+
+function responderName(responder: HistorySource['responder']): string {
+  return responder?.person?.name || responder?.team?.name || (responder ? `a ${labelOf(responder.type)} responder` : 'someone')
+}
+
+/** 'the check refunds-api-health', 'the config payments-db', 'log evidence “…”'. */
+function evidenceName(evidence: HistorySource['evidence']): string {
+  if (!evidence) return 'evidence'
+  const target = evidence.check ? ['check', evidence.check.name] : evidence.config ? ['config', evidence.config.name] : evidence.component ? ['component', evidence.component.name] : null
+  if (target?.[1]) return `the ${target[0]} ${target[1]}`
+  const kind = labelOf(evidence.type.replace(/_/g, ' ')).toLowerCase()
+  return evidence.description ? `${kind} evidence “${evidence.description}”` : `${kind} evidence`
+}
+
+/** What happened, after the actor's name; the spec's event kinds (000 §4) each say who and what. */
+function describeEvent(entry: HistorySource): string {
+  switch (entry.type) {
+    case 'incident.created':
+      return `created the incident${entry.description ? ` ${entry.description}` : ''}`
+    case 'incident.status_updated':
+    case 'incident_status.updated':
+      return `changed the status to ${labelOf(entry.description) || 'unknown'}`
+    case 'responder.created':
+      return `added ${responderName(entry.responder)} as a responder`
+    case 'responder.commented':
+      return 'commented:'
+    case 'evidence.created':
+      return `added ${entry.evidence ? `${evidenceName(entry.evidence)} as evidence` : 'evidence'} to ${quoted(entry.hypothesis?.title)}`
+    case 'evidence.done_definition_added':
+      return `added ${evidenceName(entry.evidence)} to the definition of done of ${quoted(entry.hypothesis?.title)}`
+    case 'hypothesis.created':
+      return `added the ${entry.hypothesis ? `${entry.hypothesis.type} ` : ''}hypothesis ${quoted(entry.hypothesis?.title)}`
+    case 'hypothesis.status_updated':
+      return `marked the hypothesis ${quoted(entry.hypothesis?.title)} as ${labelOf(entry.description) || 'unknown'}`
+    default:
+      return `${entry.type ?? 'event'}${entry.description ? `: ${entry.description}` : ''}`
+  }
+}
+
+/**
+ * The incident timeline, oldest first: every history event named by who and what, and every
+ * comment. The database records a comment in the history only when its author is a responder
+ * (responder.commented); the others are added from the comments, so no comment is missing.
+ */
+export function buildTimeline(history: readonly HistorySource[], comments: readonly CommentSource[]): TimelineEntry[] {
+  const entries: TimelineEntry[] = history.map((entry) => ({
+    id: entry.id,
+    type: entry.type ?? 'event',
+    actor: entry.created_by?.name || 'Someone',
+    text: describeEvent(entry),
+    quote: entry.type === 'responder.commented' ? (entry.comment?.comment ?? '') : null,
+    created_at: entry.created_at,
+  }))
+  const recorded = new Set(history.map((entry) => entry.comment_id).filter(Boolean))
+  for (const comment of comments) {
+    if (recorded.has(comment.id)) continue
+    entries.push({ id: comment.id, type: 'comment', actor: comment.created_by?.name || 'Someone', text: 'commented:', quote: comment.comment, created_at: comment.created_at })
+  }
+  return entries.sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at))
 }
 
 /**

@@ -15,7 +15,7 @@ import { Button } from '#app/components/ui/button.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { CommentSchema, IncidentActionSchema, IncidentDetailsSchema, AddResponderSchema, StatusChangeSchema, type IncidentAction } from '#app/lib/incident-forms.ts'
-import { describeHistory, formatTimestamp, INCIDENT_STATUSES, isUuid, labelOf } from '#app/lib/incidents.ts'
+import { buildTimeline, formatTimestamp, INCIDENT_STATUSES, isUuid, labelOf } from '#app/lib/incidents.ts'
 import {
   addComment,
   addResponder,
@@ -151,7 +151,7 @@ export default function IncidentDetailRoute() {
         <Link to="/incidents" className="hover:text-foreground hover:underline">
           Incidents
         </Link>{' '}
-        / <span className="font-mono text-xs text-foreground">{incident.incident_id}</span>
+        / <span className="whitespace-nowrap font-mono text-xs text-foreground" data-testid="incident-id">{incident.incident_id}</span>
       </nav>
       <header className="flex flex-col gap-3 rounded-lg border bg-card p-4" data-testid="incident-header">
         <div className="flex flex-wrap items-center gap-2">
@@ -164,12 +164,17 @@ export default function IncidentDetailRoute() {
         </div>
         {incident.description ? <p className="text-sm text-muted-foreground">{incident.description}</p> : null}
         <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4">
-          <dt className="text-muted-foreground">Commander</dt>
-          <dd data-testid="incident-commander">{incident.commander?.name ?? '—'}</dd>
-          <dt className="text-muted-foreground">Communicator</dt>
-          <dd data-testid="incident-communicator">{incident.communicator?.name ?? '—'}</dd>
+          {/* Writers see the commander and communicator once, in the form that changes them. */}
+          {canWrite ? null : (
+            <>
+              <dt className="text-muted-foreground">Commander</dt>
+              <dd data-testid="incident-commander">{incident.commander?.name ?? '—'}</dd>
+              <dt className="text-muted-foreground">Communicator</dt>
+              <dd data-testid="incident-communicator">{incident.communicator?.name ?? '—'}</dd>
+            </>
+          )}
           <dt className="text-muted-foreground">Created</dt>
-          <dd>{formatTimestamp(incident.created_at)}</dd>
+          <dd className="whitespace-nowrap tabular-nums">{formatTimestamp(incident.created_at)}</dd>
           <dt className="text-muted-foreground">Created by</dt>
           <dd>{incident.created_by?.name ?? ''}</dd>
         </dl>
@@ -188,7 +193,7 @@ export default function IncidentDetailRoute() {
         </div>
         <div className="flex flex-col gap-6">
           <RespondersPanel responders={detail.responders} people={people} teams={teams} canWrite={canWrite} result={getResult('add-responder')} />
-          <HistoryTimeline history={detail.history} />
+          <HistoryTimeline history={detail.history} comments={detail.comments} />
         </div>
       </div>
       <Toast message={toast} />
@@ -384,7 +389,7 @@ function CommentsPanel({ comments, canWrite, result }: { comments: Detail['comme
           <li key={comment.id} className="rounded-md border bg-card p-3 text-sm" data-testid="comment">
             <div className="mb-1 flex items-center gap-2 text-xs text-muted-foreground">
               <span className="font-medium text-foreground">{comment.created_by?.name ?? 'Someone'}</span>
-              <span>{formatTimestamp(comment.created_at)}</span>
+              <span className="whitespace-nowrap tabular-nums">{formatTimestamp(comment.created_at)}</span>
             </div>
             <p className="whitespace-pre-wrap">{comment.comment}</p>
           </li>
@@ -421,18 +426,24 @@ function CommentForm({ result }: { result: SubmissionResult | undefined }) {
   )
 }
 
-function HistoryTimeline({ history }: { history: Detail['history'] }) {
+function HistoryTimeline({ history, comments }: { history: Detail['history']; comments: Detail['comments'] }) {
+  const entries = buildTimeline(history, comments)
   return (
     <section aria-labelledby="history-heading" className="flex flex-col gap-3 rounded-lg border bg-card p-4" data-testid="history">
       <h2 id="history-heading" className="text-base font-semibold">
         Timeline
       </h2>
-      {history.length === 0 ? <p className="text-sm text-muted-foreground">Nothing happened yet.</p> : null}
+      {entries.length === 0 ? <p className="text-sm text-muted-foreground">Nothing happened yet.</p> : null}
       <ol className="flex flex-col gap-2 border-l-2 pl-3 text-sm">
-        {history.map((entry) => (
-          <li key={entry.id} data-testid="history-entry" data-history-type={entry.type ?? ''}>
-            <span className="font-medium">{entry.created_by?.name ?? 'Someone'}</span> {describeHistory(entry.type, entry.description)}
-            <div className="text-xs text-muted-foreground">{formatTimestamp(entry.created_at)}</div>
+        {entries.map((entry) => (
+          <li key={entry.id} data-testid="history-entry" data-history-type={entry.type}>
+            <p className="break-words">
+              <span className="font-medium">{entry.actor}</span> {entry.text}
+              {entry.quote !== null ? <span className="whitespace-pre-wrap text-muted-foreground"> {entry.quote}</span> : null}
+            </p>
+            <time dateTime={entry.created_at} className="block whitespace-nowrap text-xs tabular-nums text-muted-foreground" data-testid="history-time">
+              {formatTimestamp(entry.created_at)}
+            </time>
           </li>
         ))}
       </ol>

@@ -189,7 +189,7 @@ function EvidenceItem({ evidence, canWrite }: { evidence: EvidenceRow; canWrite:
       <EvidenceTarget evidence={evidence} />
       {evidence.description ? <p className="text-muted-foreground">{evidence.description}</p> : null}
       <div className="flex flex-wrap items-center gap-2 text-xs text-muted-foreground">
-        <span>{formatTimestamp(evidence.created_at)}</span>
+        <span className="whitespace-nowrap tabular-nums">{formatTimestamp(evidence.created_at)}</span>
         {isDefinition ? (
           <span className="inline-flex items-center gap-1 font-medium text-foreground" data-testid="definition-of-done">
             <Flag aria-hidden="true" className="size-3.5" />

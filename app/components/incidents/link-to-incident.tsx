@@ -212,7 +212,7 @@ export function IncidentChoices({
           <li key={incident.id} className="border-b last:border-b-0">
             <label className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-muted" data-testid="link-incident-option">
               <Radio props={radios.get(incident.id)} />
-              <span className="font-mono text-xs text-muted-foreground">{incident.incident_id}</span>
+              <span className="whitespace-nowrap font-mono text-xs text-muted-foreground">{incident.incident_id}</span>
               <span className="flex-1 truncate">{incident.title}</span>
               <SeverityBadge severity={incident.severity} />
               <IncidentStatusBadge status={incident.status} />
