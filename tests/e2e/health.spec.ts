@@ -187,3 +187,39 @@ test.describe('health board', () => {
     await context.close()
   })
 })
+
+/** A check of the demo estate by name, read through the API the way any client would. */
+async function getCheckId(page: Page, name: string): Promise<string> {
+  const response = await page.request.get(`/api/db/checks?name=eq.${name}&select=id`, { headers: { authorization: `Bearer ${E2E_TOKEN}` } })
+  expect(response.ok()).toBe(true)
+  const rows = (await response.json()) as Array<{ id: string }>
+  return rows[0]!.id
+}
+
+/** With JavaScript, the page is React's once html[data-hydrated] is set (app/root.tsx). */
+async function waitForHydration(page: Page): Promise<void> {
+  if (hasJs()) await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached' })
+}
+
+test.describe('check panel deep links', () => {
+  test('a check opened from a deep link, on any tab, hydrates without an error', async ({ page }) => {
+    await signInWithToken(page)
+    const checkId = await getCheckId(page, 'refunds-api-health')
+    const links = [
+      `/health?checkId=${checkId}`,
+      `/health?checkId=${checkId}&timeRange=1h&checkTab=spec`,
+      `/health?checkId=${checkId}&checkTab=relationships&hidePassing=false`,
+      `/health?checkId=${checkId}&checkTab=graph&timeRange=1d`,
+      `/health?checkId=${checkId}&historyStatus=unhealthy&historyDuration=100ms&groupBy=no_grouping`,
+      `/health?checkId=${checkId}&checkTab=no-such-tab&historyPage=oops`,
+    ]
+    for (const link of links) {
+      await page.goto(link)
+      await expect(page.getByTestId('check-detail')).toBeVisible()
+      await waitForHydration(page)
+      // The panel's code arrives after hydration started; give React the time to finish with it.
+      await page.waitForLoadState('networkidle')
+      await expect(page.getByTestId('check-title')).toContainText('refunds-api-health')
+    }
+  })
+})

@@ -66,21 +66,25 @@ export function LinkToIncident({
         <Paperclip aria-hidden="true" />
         Attach as Evidence
       </Link>
-      <Suspense fallback={null}>
-        {isOpen ? (
-          <LinkToIncidentPopup
-            target={target}
-            onClose={() => setOpen(false)}
-            onDone={(result) => {
-              // Success and failure both close and reset the dialog (001 §2).
-              setOpen(false)
-              if (result) setLinked(result)
-              onLinked?.(Boolean(result))
-            }}
-          />
-        ) : null}
-        {linked ? <LinkedToast incidentId={linked.incidentId} message={linked.message} onClose={() => setLinked(null)} /> : null}
-      </Suspense>
+      {/* Only while there is something to show: a boundary the server rendered empty hydrates late,
+          and this component's own re-render on hydrating (useHydrated) reached it first: React #421. */}
+      {isOpen || linked ? (
+        <Suspense fallback={null}>
+          {isOpen ? (
+            <LinkToIncidentPopup
+              target={target}
+              onClose={() => setOpen(false)}
+              onDone={(result) => {
+                // Success and failure both close and reset the dialog (001 §2).
+                setOpen(false)
+                if (result) setLinked(result)
+                onLinked?.(Boolean(result))
+              }}
+            />
+          ) : null}
+          {linked ? <LinkedToast incidentId={linked.incidentId} message={linked.message} onClose={() => setLinked(null)} /> : null}
+        </Suspense>
+      ) : null}
     </>
   )
 }
