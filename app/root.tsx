@@ -1,8 +1,10 @@
 import type { LinksFunction, LoaderFunctionArgs } from '@remix-run/node'
-import { Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches } from '@remix-run/react'
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useMatches, type ShouldRevalidateFunction } from '@remix-run/react'
 import { useEffect, useSyncExternalStore, type ReactNode } from 'react'
+import { useReportBrowserTimeZone } from './components/app-shell/browser-time-zone.ts'
 import { GeneralErrorBoundary } from './components/error-boundary.tsx'
 import { useNonce } from './lib/nonce-provider.ts'
+import { getPreferences } from './lib/preferences.server.ts'
 import { documentTitle, getRouteTitle, PRODUCT_NAME } from './lib/route-handle.ts'
 import tailwindHref from './styles/tailwind.css?url'
 
@@ -41,10 +43,19 @@ function OfflineNotice() {
   )
 }
 
-export async function loader({ context }: LoaderFunctionArgs) {
-  // Only the explicit public subset reaches the browser (style anchors §3 rule 7).
-  return { publicEnv: context.publicEnv ?? { frontendVersion: 'dev', mode: 'embedded' as const } }
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  return {
+    // Only the explicit public subset reaches the browser (style anchors §3 rule 7).
+    publicEnv: context.publicEnv ?? { frontendVersion: 'dev', mode: 'embedded' as const },
+    // Every date on every screen is formatted with these and this instant (components/date-time.tsx),
+    // so the server's HTML and the browser's first render are the same text.
+    preferences: getPreferences(request),
+    now: new Date().toISOString(),
+  }
 }
+
+/** Cheap (cookies only), and `now` must move with every navigation for relative dates. */
+export const shouldRevalidate: ShouldRevalidateFunction = () => true
 
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce()
@@ -72,6 +83,7 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
+  useReportBrowserTimeZone(useLoaderData<typeof loader>().preferences)
   // Marks the document once React has taken it over: browser tests that change the page's DOM
   // directly wait for it, since hydration would otherwise put server values back.
   useEffect(() => {

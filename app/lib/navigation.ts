@@ -6,6 +6,13 @@ import { isFeatureDisabled, type Feature } from './features.ts'
  * drawn by the component, so this module stays pure and testable.
  */
 
+/**
+ * The Help menu's one item (spec 002 §2, "A help menu at top right has a single item, a link
+ * labelled Docs to the provider's documentation site"): the platform's documentation, which
+ * covers the contract Lookout serves (the kubeconfig dialog links the same site).
+ */
+export const DOCS_URL = 'https://docs.flanksource.com/'
+
 export type NavIcon =
   | 'dashboard'
   | 'health'

@@ -107,20 +107,6 @@ export async function getSidebarViews(args: ApiArgs): Promise<SidebarView[]> {
   }
 }
 
-const AboutSchema = z.object({ appVersion: z.string().min(1) })
-
-/** The backend's version for the user menu, or null when /about cannot say. */
-export async function getBackendVersion(args: ApiArgs): Promise<string | null> {
-  try {
-    const { data } = await apiJson<unknown>(args, '/about')
-    const about = AboutSchema.safeParse(data)
-    return about.success ? about.data.appVersion : null
-  } catch (error) {
-    if (error instanceof Response) throw error
-    return null
-  }
-}
-
 export const FEATURE_DISABLED = 'feature-disabled'
 
 /**

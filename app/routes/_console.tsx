@@ -9,8 +9,11 @@ import { buttonVariants } from '#app/components/ui/button.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { getSwitchedOffNames } from '#app/lib/features.ts'
 import { buildSidebar } from '#app/lib/navigation.ts'
+import { getPublicOrigin } from '#app/lib/public-origin.server.ts'
 import { getRouteTitle } from '#app/lib/route-handle.ts'
-import { getBackendVersion, getProperties, getSidebarViews, requireSessionInfo } from '#app/lib/session.server.ts'
+import { getBackendVersion } from '#app/lib/about.server.ts'
+import { DEFAULT_RESOLVED_PREFERENCES, listTimeZonesByOffset, PREFERENCES_PARAM } from '#app/lib/preferences.ts'
+import { getProperties, getSidebarViews, requireSessionInfo } from '#app/lib/session.server.ts'
 import { getSidebarCollapsed } from '#app/lib/sidebar-cookie.server.ts'
 import type { loader as rootLoader } from '#app/root.tsx'
 
@@ -28,6 +31,10 @@ export async function loader(args: LoaderFunctionArgs) {
     backendVersion,
     sidebar,
     collapsed,
+    // The kubeconfig dialog names the file after it (the same host the API names the download after).
+    publicOrigin: getPublicOrigin(args.request),
+    // Some 400 zone names: sent only while the preferences panel is open.
+    timeZones: new URL(args.request.url).searchParams.has(PREFERENCES_PARAM) ? listTimeZonesByOffset(new Date()) : null,
   }
 }
 
@@ -36,7 +43,7 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({ formAction, default
   formAction === SIDEBAR_ACTION ? false : defaultShouldRevalidate
 
 export default function ConsoleLayout() {
-  const { user, backendVersion, sidebar, collapsed: collapsedFromCookie } = useLoaderData<typeof loader>()
+  const { user, backendVersion, sidebar, collapsed: collapsedFromCookie, timeZones } = useLoaderData<typeof loader>()
   const rootData = useRouteLoaderData<typeof rootLoader>('root')
   const matches = useMatches()
   const navigation = useNavigation()
@@ -50,6 +57,8 @@ export default function ConsoleLayout() {
         <TopBar
           title={title}
           user={{ ...user, frontendVersion: rootData?.publicEnv.frontendVersion ?? 'dev', backendVersion }}
+          preferences={rootData?.preferences ?? DEFAULT_RESOLVED_PREFERENCES}
+          timeZones={timeZones}
         />
         <main
           id="main"

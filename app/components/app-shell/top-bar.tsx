@@ -1,8 +1,12 @@
-import { Link, useLocation, useNavigation, useRevalidator } from '@remix-run/react'
-import { Bell, RefreshCw } from '#app/components/ui/icons.tsx'
+import { Link, useLocation, useNavigation, useRevalidator, useSearchParams } from '@remix-run/react'
+import { Bell, Info, RefreshCw, Settings } from '#app/components/ui/icons.tsx'
 import type { MouseEvent } from 'react'
 import { cn } from '#app/lib/cn.ts'
+import { DOCS_URL } from '#app/lib/navigation.ts'
+import { PREFERENCES_PARAM, type ResolvedPreferences } from '#app/lib/preferences.ts'
 import { buttonVariants } from '#app/components/ui/button.tsx'
+import { DropdownMenu, DropdownMenuContent, DropdownMenuTrigger, dropdownMenuItemClassName } from '#app/components/ui/dropdown-menu.tsx'
+import { PreferencesPanel, usePreferencesHref, type TimeZoneOption } from './preferences-panel.tsx'
 import { UserMenu, type UserMenuProps } from './user-menu.tsx'
 
 /**
@@ -38,9 +42,60 @@ function RefreshControl() {
   )
 }
 
-export function TopBar({ title, user }: { title: string; user: UserMenuProps }) {
+/** Spec 002 §2: one item, Docs, to the documentation site (a new tab: the console stays put). */
+function HelpMenu() {
   return (
-    <header data-testid="topbar" className="sticky top-0 z-30 flex h-12 shrink-0 items-center gap-2 border-b bg-card/95 px-4 backdrop-blur">
+    <DropdownMenu data-testid="help-menu">
+      <DropdownMenuTrigger aria-label="Help" title="Help">
+        <Info aria-hidden="true" className="size-4" />
+        <span className="max-md:sr-only">Help</span>
+      </DropdownMenuTrigger>
+      <DropdownMenuContent className="w-40">
+        <a href={DOCS_URL} target="_blank" rel="noreferrer" data-testid="help-docs" className={dropdownMenuItemClassName}>
+          Docs
+        </a>
+      </DropdownMenuContent>
+    </DropdownMenu>
+  )
+}
+
+/** Opens and closes the preferences panel through the URL, so it works without JavaScript. */
+function PreferencesButton({ isOpen }: { isOpen: boolean }) {
+  const href = usePreferencesHref(!isOpen)
+  return (
+    <Link
+      to={href}
+      preventScrollReset
+      replace={isOpen}
+      data-testid="preferences-button"
+      aria-label="Preferences"
+      title="Preferences"
+      aria-expanded={isOpen}
+      className={cn(buttonVariants({ variant: 'ghost', size: 'icon' }), isOpen && 'bg-accent')}
+    >
+      <Settings aria-hidden="true" />
+    </Link>
+  )
+}
+
+export function TopBar({
+  title,
+  user,
+  preferences,
+  timeZones,
+}: {
+  title: string
+  user: UserMenuProps
+  preferences: ResolvedPreferences
+  /** Loaded only while the panel is open. */
+  timeZones: TimeZoneOption[] | null
+}) {
+  const [searchParams] = useSearchParams()
+  const isPreferencesOpen = searchParams.has(PREFERENCES_PARAM) && timeZones !== null
+  return (
+    // No backdrop-filter (or transform, filter) here: it would make the header the containing block
+    // of the fixed dialogs rendered inside it (the kubeconfig dialog), trapping them in its 48 px.
+    <header data-testid="topbar" className="sticky top-0 z-30 flex h-12 shrink-0 items-center gap-1 border-b bg-card px-2 sm:gap-2 sm:px-4">
       <h1 data-testid="page-title" className="min-w-0 flex-1 truncate text-base font-semibold">
         {title}
       </h1>
@@ -54,7 +109,10 @@ export function TopBar({ title, user }: { title: string; user: UserMenuProps }) 
       >
         <Bell aria-hidden="true" />
       </Link>
+      <PreferencesButton isOpen={isPreferencesOpen} />
+      <HelpMenu />
       <UserMenu {...user} />
+      {isPreferencesOpen ? <PreferencesPanel preferences={preferences} timeZones={timeZones} /> : null}
     </header>
   )
 }

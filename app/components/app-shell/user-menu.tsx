@@ -11,6 +11,7 @@ import {
   DropdownMenuTrigger,
   dropdownMenuItemClassName,
 } from '#app/components/ui/dropdown-menu.tsx'
+import { formatVersionLine } from '#app/lib/version.ts'
 
 // The dialog opens from a URL parameter a few times per session: the browser fetches its code
 // then; the server renders it in place (no JavaScript needed to see it).
@@ -42,7 +43,7 @@ export function UserMenu({ name, email, frontendVersion, backendVersion }: UserM
           <span aria-hidden="true" className="flex size-7 items-center justify-center rounded-full bg-secondary text-xs font-semibold text-secondary-foreground">
             {getInitials(name)}
           </span>
-          <span className="max-w-40 truncate">{name}</span>
+          <span className="max-w-40 truncate max-md:sr-only">{name}</span>
           <ChevronDown aria-hidden="true" className="size-3.5 text-muted-foreground" />
         </DropdownMenuTrigger>
         <DropdownMenuContent className="w-64">
@@ -65,8 +66,8 @@ export function UserMenu({ name, email, frontendVersion, backendVersion }: UserM
             Setup MCP
           </Link>
           <DropdownMenuSeparator />
-          <p className="px-2 py-1 text-xs text-muted-foreground">
-            Frontend: {frontendVersion}, Backend: {backendVersion ?? 'NA'}
+          <p data-testid="version-line" className="px-2 py-1 text-xs text-muted-foreground">
+            {formatVersionLine(frontendVersion, backendVersion)}
           </p>
           <DropdownMenuSeparator />
           <Form method="post" action="/logout">
