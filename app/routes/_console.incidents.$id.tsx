@@ -4,6 +4,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
 import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
 import { z } from 'zod'
+import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ErrorList } from '#app/components/forms.tsx'
 import { HypothesisTree } from '#app/components/incidents/hypothesis-tree.tsx'
@@ -15,7 +16,7 @@ import { Button } from '#app/components/ui/button.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { CommentSchema, IncidentActionSchema, IncidentDetailsSchema, AddResponderSchema, StatusChangeSchema, type IncidentAction } from '#app/lib/incident-forms.ts'
-import { buildTimeline, formatTimestamp, INCIDENT_STATUSES, isUuid, labelOf } from '#app/lib/incidents.ts'
+import { buildTimeline, INCIDENT_STATUSES, isUuid, labelOf } from '#app/lib/incidents.ts'
 import {
   addComment,
   addResponder,
@@ -174,7 +175,7 @@ export default function IncidentDetailRoute() {
             </>
           )}
           <dt className="text-muted-foreground">Created</dt>
-          <dd className="whitespace-nowrap tabular-nums">{formatTimestamp(incident.created_at)}</dd>
+          <dd className="tabular-nums"><DateTime value={incident.created_at} /></dd>
           <dt className="text-muted-foreground">Created by</dt>
           <dd>{incident.created_by?.name ?? ''}</dd>
         </dl>
@@ -389,7 +390,7 @@ function CommentsPanel({ comments, canWrite, result }: { comments: Detail['comme
           <li key={comment.id} className="rounded-md border bg-card p-3 text-sm" data-testid="comment">
             <div className="mb-1 flex items-center gap-2 text-xs text-muted-foreground">
               <span className="font-medium text-foreground">{comment.created_by?.name ?? 'Someone'}</span>
-              <span className="whitespace-nowrap tabular-nums">{formatTimestamp(comment.created_at)}</span>
+              <DateTime value={comment.created_at} className="tabular-nums" />
             </div>
             <p className="whitespace-pre-wrap">{comment.comment}</p>
           </li>
@@ -442,7 +443,7 @@ function HistoryTimeline({ history, comments }: { history: Detail['history']; co
               {entry.quote !== null ? <span className="whitespace-pre-wrap text-muted-foreground"> {entry.quote}</span> : null}
             </p>
             <time dateTime={entry.created_at} className="block whitespace-nowrap text-xs tabular-nums text-muted-foreground" data-testid="history-time">
-              {formatTimestamp(entry.created_at)}
+              <DateTime value={entry.created_at} />
             </time>
           </li>
         ))}

@@ -7,6 +7,7 @@ import { Search } from '#app/components/ui/icons.tsx'
 import { useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { z } from 'zod'
+import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
@@ -23,7 +24,6 @@ import {
   INCIDENT_PAGE_SIZES,
   INCIDENT_STATUSES,
   incidentListHref,
-  formatTimestamp,
   labelOf,
   parseIncidentListParams,
 } from '#app/lib/incidents.ts'
@@ -105,9 +105,7 @@ const columns: ColumnDef<IncidentSummaryRow, unknown>[] = [
     id: 'created_at',
     header: 'Created',
     cell: ({ row }) => (
-      <span className="whitespace-nowrap tabular-nums" title={row.original.created_at} data-testid="incident-created">
-        {formatTimestamp(row.original.created_at)}
-      </span>
+      <DateTime value={row.original.created_at} className="tabular-nums" testId="incident-created" />
     ),
   },
 ]

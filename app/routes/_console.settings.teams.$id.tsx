@@ -8,6 +8,7 @@ import { requireSettingsAccess } from '#app/components/access/require-settings-a
 import { AddMembersSchema, memberRemovedMessage, membersAddedMessage, TeamActionSchema, TeamSpecSchema, type TeamAction } from '#app/components/access/team-form.ts'
 import { ConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
 import { DataTable } from '#app/components/data-table/data-table.tsx'
+import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
@@ -365,7 +366,7 @@ function AddMembersDialog({ teamId, candidates, lastResult }: { teamId: string; 
 const jobColumns: ColumnDef<TeamJob, unknown>[] = [
   { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name ?? '' },
   { id: 'status', header: 'Status', enableSorting: false, cell: ({ row }) => row.original.status ?? '' },
-  { id: 'started', header: 'Started', enableSorting: false, cell: ({ row }) => <span className="whitespace-nowrap">{(row.original.time_start ?? '').slice(0, 19).replace('T', ' ')}</span> },
+  { id: 'started', header: 'Started', enableSorting: false, cell: ({ row }) => <DateTime value={row.original.time_start} /> },
   { id: 'duration', header: 'Duration', enableSorting: false, cell: ({ row }) => (row.original.duration_millis != null ? `${row.original.duration_millis} ms` : '') },
   { id: 'success', header: 'Success', enableSorting: false, cell: ({ row }) => row.original.success_count ?? 0 },
   { id: 'errors', header: 'Errors', enableSorting: false, cell: ({ row }) => row.original.error_count ?? 0 },

@@ -6,6 +6,7 @@ import type { ColumnDef } from '@tanstack/react-table'
 import { z } from 'zod'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { CreateTeamSchema, DEFAULT_TEAM_ICON } from '#app/components/access/team-form.ts'
+import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
@@ -80,8 +81,8 @@ const columns: ColumnDef<TeamListRow, unknown>[] = [
   },
   { id: 'members', header: 'Members', enableSorting: false, cell: ({ row }) => row.original.members },
   { id: 'source', header: 'Source', enableSorting: false, cell: ({ row }) => row.original.source ?? '' },
-  { id: 'created', header: 'Created', enableSorting: false, cell: ({ row }) => <span className="whitespace-nowrap">{(row.original.created_at ?? '').slice(0, 10)}</span> },
-  { id: 'updated', header: 'Updated', enableSorting: false, cell: ({ row }) => <span className="whitespace-nowrap">{(row.original.updated_at ?? '').slice(0, 19).replace('T', ' ')}</span> },
+  { id: 'created', header: 'Created', enableSorting: false, cell: ({ row }) => <DateTime value={row.original.created_at} /> },
+  { id: 'updated', header: 'Updated', enableSorting: false, cell: ({ row }) => <DateTime value={row.original.updated_at} /> },
 ]
 
 export default function TeamsRoute() {

@@ -4,6 +4,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import type { ColumnDef } from '@tanstack/react-table'
 import { z } from 'zod'
+import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
@@ -80,8 +81,8 @@ export async function action(args: ActionFunctionArgs) {
 const columns: ColumnDef<TokenRow, unknown>[] = [
   { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name },
   { id: 'owner', header: 'Owner', enableSorting: false, cell: ({ row }) => row.original.person_name ?? '' },
-  { id: 'created', header: 'Created', enableSorting: false, cell: ({ row }) => row.original.created_at?.slice(0, 19).replace('T', ' ') ?? '' },
-  { id: 'expires', header: 'Expires', enableSorting: false, cell: ({ row }) => (row.original.expires_at ? row.original.expires_at.slice(0, 19).replace('T', ' ') : 'never') },
+  { id: 'created', header: 'Created', enableSorting: false, cell: ({ row }) => <DateTime value={row.original.created_at} /> },
+  { id: 'expires', header: 'Expires', enableSorting: false, cell: ({ row }) => (row.original.expires_at ? <DateTime value={row.original.expires_at} /> : 'never') },
 ]
 
 export default function TokensRoute() {

@@ -6,6 +6,7 @@ import type { ColumnDef } from '@tanstack/react-table'
 import { z } from 'zod'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { InviteSchema, UsersActionSchema } from '#app/components/access/user-forms.ts'
+import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
@@ -167,8 +168,8 @@ const columns: ColumnDef<PersonWithRoles, unknown>[] = [
       </span>
     ),
   },
-  { id: 'created', header: 'Created', enableSorting: false, cell: ({ row }) => <span className="whitespace-nowrap">{(row.original.created_at ?? '').slice(0, 10)}</span> },
-  { id: 'last_login', header: 'Last login', enableSorting: false, cell: ({ row }) => <span className="whitespace-nowrap">{(row.original.last_login ?? '').slice(0, 19).replace('T', ' ')}</span> },
+  { id: 'created', header: 'Created', enableSorting: false, cell: ({ row }) => <DateTime value={row.original.created_at} /> },
+  { id: 'last_login', header: 'Last login', enableSorting: false, cell: ({ row }) => <DateTime value={row.original.last_login} /> },
 ]
 
 function UserRowActions({ user }: { user: PersonWithRoles }) {

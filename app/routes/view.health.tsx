@@ -1,10 +1,11 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { useLoaderData } from '@remix-run/react'
 import { Radar } from '#app/components/ui/icons.tsx'
+import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { checkDisplayName, shownLatency, type CheckSummary } from '#app/components/health/health-model.ts'
 import { cn } from '#app/lib/cn.ts'
-import { formatDateTime, formatLatency, formatPercent, timeAgo } from '#app/lib/format.ts'
+import { formatLatency, formatPercent, timeAgo } from '#app/lib/format.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { toErrorResponse } from '#app/lib/session.server.ts'
 import { loadBoard, parseRefreshSeconds } from '#app/lib/health.server.ts'
@@ -106,7 +107,7 @@ export default function PublicHealthRoute() {
       </header>
       {board.staleSince ? (
         <p role="alert" className="mb-6 rounded-xl bg-warning px-6 py-4 text-3xl font-bold text-white" data-testid="board-stale">
-          Stale since {formatDateTime(board.staleSince, 'full', now)} UTC — the backend cannot be reached ({board.error})
+          Stale since <DateTime value={board.staleSince} now={now} /> — the backend cannot be reached ({board.error})
         </p>
       ) : board.error ? (
         <p role="alert" className="mb-6 rounded-xl bg-danger px-6 py-4 text-3xl font-bold text-white" data-testid="board-error">
@@ -131,7 +132,7 @@ export default function PublicHealthRoute() {
       </ul>
       {board.hiddenHealthy > 0 ? <p className="mt-4 text-2xl text-muted-foreground">and {board.hiddenHealthy} more healthy checks</p> : null}
       <footer className="mt-8 text-lg text-muted-foreground" data-testid="board-updated">
-        Updated {formatDateTime(board.fetchedAt, 'full', now)} UTC · refreshes every {board.refresh} s
+        Updated <DateTime value={board.fetchedAt} now={now} /> · refreshes every {board.refresh} s
       </footer>
     </div>
   )

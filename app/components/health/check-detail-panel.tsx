@@ -2,13 +2,14 @@ import { Form, Link, useLocation, useNavigation } from '@remix-run/react'
 import { Play } from '#app/components/ui/icons.tsx'
 import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { HiddenParams } from '#app/components/data-table/hidden-params.tsx'
+import { DateTime } from '#app/components/date-time.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
 import { LinkToIncident } from '#app/components/incidents/attach-evidence.tsx'
 import { TimeRangePicker } from '#app/components/time-range/time-range-picker.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { cn } from '#app/lib/cn.ts'
-import { formatDateTime, formatLatency, formatPercent, timeAgo } from '#app/lib/format.ts'
+import { formatLatency, formatPercent, timeAgo } from '#app/lib/format.ts'
 import { DURATION_KEYS, type DurationKey } from '#app/lib/time-range.ts'
 import { closePanelHref, DURATION_FILTERS, HISTORY_PAGE_SIZE, type DetailParams, type DetailTab, type GraphPoint } from './check-detail-model.ts'
 import { CheckGraph } from './check-graph.tsx'
@@ -58,7 +59,7 @@ function Stat({ label, children, testId }: { label: string; children: React.Reac
 }
 
 const historyColumns = (now: Date): UrlColumn<HistoryRow>[] => [
-  { id: 'time', header: 'Time', cell: ({ row }) => <span title={row.original.time}>{formatDateTime(row.original.time, 'timestamp', now)}</span>, enableSorting: false },
+  { id: 'time', header: 'Time', cell: ({ row }) => <DateTime value={row.original.time} now={now} />, enableSorting: false },
   { id: 'status', header: 'Status', cell: ({ row }) => <StatusDot status={row.original.status ? 'healthy' : 'unhealthy'} />, enableSorting: false },
   { id: 'duration', header: 'Duration', cell: ({ row }) => formatLatency(row.original.duration), enableSorting: false },
   { id: 'message', header: 'Message', cell: ({ row }) => <span className={cn('line-clamp-2 break-all text-xs', row.original.error && 'text-danger')}>{row.original.error || row.original.message}</span>, enableSorting: false },

@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
+import { useDateDisplay } from '#app/components/date-time.tsx'
 import { formatDateTime, formatLatency } from '#app/lib/format.ts'
 import type { GraphPoint } from './check-detail-model.ts'
 
@@ -16,6 +17,7 @@ const PAD = { left: 48, right: 8, top: 8, bottom: 22 }
 export function CheckGraph({ points, testId = 'check-graph', now }: { points: GraphPoint[]; testId?: string; now: Date }) {
   const hydrated = useHydrated()
   const [hover, setHover] = useState<number | null>(null)
+  const { timeZone } = useDateDisplay().display
   if (points.length === 0) {
     return (
       <p className="py-8 text-center text-sm text-muted-foreground" data-testid={`${testId}-empty`}>
@@ -34,7 +36,7 @@ export function CheckGraph({ points, testId = 'check-graph', now }: { points: Gr
   const barW = Math.max(1, plotW / points.length)
   const line = points.map((point, index) => `${x(times[index]!).toFixed(1)},${y(point.duration ?? 0).toFixed(1)}`).join(' ')
   const describe = (point: GraphPoint) =>
-    `${formatDateTime(point.time, 'full', now)} · ${point.status ? 'healthy' : 'unhealthy'} · ${formatLatency(point.duration ?? 0)}${point.passed || point.failed ? ` · ${point.passed ?? 0} passed, ${point.failed ?? 0} failed` : ''}`
+    `${formatDateTime(point.time, 'full', now, timeZone)} · ${point.status ? 'healthy' : 'unhealthy'} · ${formatLatency(point.duration ?? 0)}${point.passed || point.failed ? ` · ${point.passed ?? 0} passed, ${point.failed ?? 0} failed` : ''}`
   const active = hover !== null ? points[hover] : undefined
   return (
     <figure className="relative" data-testid={testId}>
@@ -80,10 +82,10 @@ export function CheckGraph({ points, testId = 'check-graph', now }: { points: Gr
           </g>
         ))}
         <text x={PAD.left} y={HEIGHT - 4} className="fill-muted-foreground text-[10px]">
-          {formatDateTime(points[0]!.time, 'medium', now)}
+          {formatDateTime(points[0]!.time, 'medium', now, timeZone)}
         </text>
         <text x={WIDTH - PAD.right} y={HEIGHT - 4} textAnchor="end" className="fill-muted-foreground text-[10px]">
-          {formatDateTime(points[points.length - 1]!.time, 'medium', now)}
+          {formatDateTime(points[points.length - 1]!.time, 'medium', now, timeZone)}
         </text>
       </svg>
       {active ? (

@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, getSelectProps, type SubmissionResult } from '@conform-to/react'
 import { Form, Link } from '@remix-run/react'
 import { CheckCircle2, Circle, Flag, Plus } from '#app/components/ui/icons.tsx'
+import { DateTime } from '#app/components/date-time.tsx'
 import { ErrorList } from '#app/components/forms.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
@@ -8,7 +9,6 @@ import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { AddHypothesisSchema, HypothesisStatusSchema } from '#app/lib/incident-forms.ts'
 import {
   buildHypothesisTree,
-  formatTimestamp,
   getChildHypothesisType,
   getEvidenceLink,
   HYPOTHESIS_STATUSES,
@@ -189,7 +189,7 @@ function EvidenceItem({ evidence, canWrite }: { evidence: EvidenceRow; canWrite:
       <EvidenceTarget evidence={evidence} />
       {evidence.description ? <p className="text-muted-foreground">{evidence.description}</p> : null}
       <div className="flex flex-wrap items-center gap-2 text-xs text-muted-foreground">
-        <span className="whitespace-nowrap tabular-nums">{formatTimestamp(evidence.created_at)}</span>
+        <DateTime value={evidence.created_at} className="tabular-nums" />
         {isDefinition ? (
           <span className="inline-flex items-center gap-1 font-medium text-foreground" data-testid="definition-of-done">
             <Flag aria-hidden="true" className="size-3.5" />
