@@ -1,8 +1,15 @@
+import { z } from 'zod'
+import { UUID_PATTERN } from '#contract/uuid.ts'
+
 /**
- * The Add/Edit Permission form as data (spec 002 §2, §3, §5, §6): which subject and resource
- * kinds exist, what changing a kind clears, validation, and the row sent to the data API.
- * The same functions run in the browser (on change) and in the route's action (when a form
- * without JavaScript posts a kind switch), so both paths clear the same fields.
+ * The permissions screen's forms as data (spec 002 §2, §5, §6): the subject and resource kinds,
+ * the actions each resource kind offers, and one zod schema for the page's three forms (add,
+ * edit, delete) told apart by a hidden `intent`. The dialog renders from it, the browser
+ * validates with it and the route's action parses with it, so the three never disagree.
+ *
+ * A subject is `{ kind, id }` and so is a resource. A kind button of the dialog is a conform
+ * `update` intent that replaces the whole `subject` (or `resource`) with `{ kind }`: the id of
+ * the old kind goes with it, on the server (no JavaScript) and in the browser alike.
  */
 
 export const SUBJECT_KINDS = ['team', 'person', 'notification', 'role', 'playbook'] as const
@@ -25,18 +32,6 @@ export const SUBJECT_TYPE_OF: Record<SubjectKind, string> = {
   playbook: 'playbook',
 }
 
-/** The form field holding the chosen subject for each kind. */
-export const SUBJECT_FIELD_OF = {
-  team: 'team_id',
-  person: 'person_id',
-  notification: 'notification_id',
-  role: 'role',
-  playbook: 'subject_playbook_id',
-} as const satisfies Record<SubjectKind, string>
-
-export type SubjectField = (typeof SUBJECT_FIELD_OF)[SubjectKind]
-const SUBJECT_FIELDS = Object.values(SUBJECT_FIELD_OF) as SubjectField[]
-
 export const RESOURCE_KINDS = ['global', 'config', 'component', 'canary', 'playbook', 'connection'] as const
 export type ResourceKind = (typeof RESOURCE_KINDS)[number]
 
@@ -49,7 +44,8 @@ export const RESOURCE_KIND_LABELS: Record<ResourceKind, string> = {
   connection: 'Connection',
 }
 
-export const RESOURCE_FIELD_OF = {
+/** The permissions column that holds each resource kind's target. */
+export const RESOURCE_COLUMN_OF = {
   global: 'object',
   config: 'config_id',
   component: 'component_id',
@@ -58,13 +54,10 @@ export const RESOURCE_FIELD_OF = {
   connection: 'connection_id',
 } as const satisfies Record<ResourceKind, string>
 
-export type ResourceField = (typeof RESOURCE_FIELD_OF)[ResourceKind]
-const RESOURCE_FIELDS = Object.values(RESOURCE_FIELD_OF) as ResourceField[]
-
 /** Roles a permission can be given to (spec 002 §6). */
 export const ROLE_SUBJECTS = ['admin', 'editor', 'guest', 'viewer', 'responder', 'commander'] as const
 
-/** Global objects (spec 002 §6). */
+/** Global objects (spec 002 §6), plus `exec`: running processes, admin only unless granted. */
 export const GLOBAL_OBJECTS = [
   'canaries',
   'catalog',
@@ -81,7 +74,6 @@ export const GLOBAL_OBJECTS = [
   'logs',
   'agent',
   'artifact',
-  // Running processes: exec checks, scrapers and actions (admin only unless granted).
   'exec',
 ] as const
 
@@ -89,42 +81,24 @@ export const BASE_ACTIONS = ['read', 'update', 'create', 'delete', '*', 'create,
 export const PLAYBOOK_ACTIONS = ['playbook:run', 'playbook:approve', 'playbook:*'] as const
 export const EXEC_ACTIONS = ['exec:run'] as const
 
-export type PermissionFormValues = {
-  subject_type: string
-  team_id: string
-  person_id: string
-  notification_id: string
-  role: string
-  subject_playbook_id: string
-  resource_kind: ResourceKind | ''
-  object: string
-  config_id: string
-  component_id: string
-  canary_id: string
-  playbook_id: string
-  connection_id: string
-  action: string
-  deny: boolean
-  description: string
+/**
+ * The actions the dialog offers, by resource kind only. The Global list does not follow the
+ * chosen object: a select change cannot reach the server without JavaScript, so a list that
+ * followed it would differ between the two paths. Which action fits which object is checked by
+ * the schema instead (`actionRefusal`), the same way on both.
+ */
+export const ACTIONS_BY_RESOURCE_KIND: Record<ResourceKind, readonly string[]> = {
+  global: [...BASE_ACTIONS, ...PLAYBOOK_ACTIONS, ...EXEC_ACTIONS],
+  config: BASE_ACTIONS,
+  component: BASE_ACTIONS,
+  canary: BASE_ACTIONS,
+  playbook: [...BASE_ACTIONS, ...PLAYBOOK_ACTIONS],
+  connection: BASE_ACTIONS,
 }
 
-export const EMPTY_PERMISSION: PermissionFormValues = {
-  subject_type: '',
-  team_id: '',
-  person_id: '',
-  notification_id: '',
-  role: '',
-  subject_playbook_id: '',
-  resource_kind: '',
-  object: '',
-  config_id: '',
-  component_id: '',
-  canary_id: '',
-  playbook_id: '',
-  connection_id: '',
-  action: '',
-  deny: false,
-  description: '',
+/** Before a resource kind is chosen the plain actions are offered. */
+export function actionsFor(kind: ResourceKind | null | undefined): readonly string[] {
+  return kind ? ACTIONS_BY_RESOURCE_KIND[kind] : BASE_ACTIONS
 }
 
 export function isSubjectKind(value: unknown): value is SubjectKind {
@@ -135,77 +109,99 @@ export function isResourceKind(value: unknown): value is ResourceKind {
   return typeof value === 'string' && (RESOURCE_KINDS as readonly string[]).includes(value)
 }
 
-/** The kind a stored subject_type belongs to; unknown types (canary, scraper…) have none. */
-export function subjectKindOf(subjectType: string): SubjectKind | null {
+/** The kind a stored subject_type belongs to; other types (canary, scraper…) have none. */
+export function subjectKindOf(subjectType: string | null | undefined): SubjectKind | null {
   for (const kind of SUBJECT_KINDS) if (SUBJECT_TYPE_OF[kind] === subjectType) return kind
   return null
 }
 
-/** Playbook actions only make sense on playbooks: a playbook resource or the playbooks object. */
-export function actionsFor(values: Pick<PermissionFormValues, 'resource_kind' | 'object'>): string[] {
-  const playbooks = values.resource_kind === 'playbook' || (values.resource_kind === 'global' && values.object === 'playbooks')
-  if (values.resource_kind === 'global' && values.object === 'exec') return [...EXEC_ACTIONS, '*']
-  return playbooks ? [...BASE_ACTIONS, ...PLAYBOOK_ACTIONS] : [...BASE_ACTIONS]
-}
-
-/** Switching the subject kind keeps only the chosen kind's subject and sets subject_type. */
-export function changeSubjectKind(values: PermissionFormValues, kind: SubjectKind): PermissionFormValues {
-  const next = { ...values, subject_type: SUBJECT_TYPE_OF[kind] }
-  const keep = SUBJECT_FIELD_OF[kind]
-  for (const field of SUBJECT_FIELDS) if (field !== keep) next[field] = ''
-  return next
-}
-
 /**
- * Switching the resource kind clears every resource id, the chosen kind's included: an id of
- * one kind is never a valid id of another. An action the new kind does not offer goes too.
+ * Why an offered action does not fit the chosen target, or null. Playbook actions act on
+ * playbooks; `exec:run` is the only action the `exec` object knows (rbac/exec-permission.ts),
+ * besides `*`.
  */
-export function changeResourceKind(values: PermissionFormValues, kind: ResourceKind): PermissionFormValues {
-  const next: PermissionFormValues = { ...values, resource_kind: kind }
-  for (const field of RESOURCE_FIELDS) next[field] = ''
-  if (next.action && !actionsFor(next).includes(next.action)) next.action = ''
-  return next
+export function actionRefusal(resource: { kind: ResourceKind; id: string }, action: string): string | null {
+  if (!actionsFor(resource.kind).includes(action)) return `The action ${action} does not apply to this resource`
+  const onPlaybooks = resource.kind === 'playbook' || (resource.kind === 'global' && resource.id === 'playbooks')
+  const onExec = resource.kind === 'global' && resource.id === 'exec'
+  if ((PLAYBOOK_ACTIONS as readonly string[]).includes(action) && !onPlaybooks) return `The action ${action} applies to playbooks only`
+  if ((EXEC_ACTIONS as readonly string[]).includes(action) && !onExec) return `The action ${action} applies to the exec object only`
+  if (onExec && action !== '*' && !(EXEC_ACTIONS as readonly string[]).includes(action)) return 'The exec object takes the action exec:run (or *)'
+  return null
 }
 
-/** Changing the global object can take playbook actions away (playbooks → catalog). */
-export function changeObject(values: PermissionFormValues, object: string): PermissionFormValues {
-  const next = { ...values, object }
-  if (next.action && !actionsFor(next).includes(next.action)) next.action = ''
-  return next
+export const REQUIRED_MESSAGE = 'This field is required'
+const required = { required_error: REQUIRED_MESSAGE, invalid_type_error: REQUIRED_MESSAGE }
+
+const pickedId = z.string(required).regex(UUID_PATTERN, 'Choose one from the list')
+
+const SubjectSchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.object({ kind: z.literal('team'), id: pickedId }),
+    z.object({ kind: z.literal('person'), id: pickedId }),
+    z.object({ kind: z.literal('notification'), id: pickedId }),
+    z.object({
+      kind: z.literal('role'),
+      id: z.enum(ROLE_SUBJECTS, { errorMap: (issue, ctx) => ({ message: issue.code === 'invalid_enum_value' ? `Unknown role ${String(ctx.data)}` : REQUIRED_MESSAGE }) }),
+    }),
+    z.object({ kind: z.literal('playbook'), id: pickedId }),
+  ],
+  // No kind chosen yet: the union has nothing to tell apart.
+  { errorMap: () => ({ message: REQUIRED_MESSAGE }) },
+)
+
+const ResourceSchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.object({
+      kind: z.literal('global'),
+      id: z.enum(GLOBAL_OBJECTS, { errorMap: (issue, ctx) => ({ message: issue.code === 'invalid_enum_value' ? `Unknown object ${String(ctx.data)}` : REQUIRED_MESSAGE }) }),
+    }),
+    z.object({ kind: z.literal('config'), id: pickedId }),
+    z.object({ kind: z.literal('component'), id: pickedId }),
+    z.object({ kind: z.literal('canary'), id: pickedId }),
+    z.object({ kind: z.literal('playbook'), id: pickedId }),
+    z.object({ kind: z.literal('connection'), id: pickedId }),
+  ],
+  { errorMap: () => ({ message: REQUIRED_MESSAGE }) },
+)
+
+const permissionId = z.string({ required_error: 'No permission was chosen.' }).regex(UUID_PATTERN, 'No permission was chosen.')
+
+const permissionFields = {
+  subject: SubjectSchema,
+  resource: ResourceSchema,
+  action: z.string(required).max(200),
+  deny: z.boolean().default(false),
+  description: z.string().trim().max(1000, 'Description must be at most 1000 characters').optional(),
 }
 
-type FieldSource = { get(name: string): unknown }
+export const AddPermissionSchema = z.object({ intent: z.literal('add'), ...permissionFields })
+export const EditPermissionSchema = z.object({ intent: z.literal('edit'), id: permissionId, ...permissionFields })
+export const DeletePermissionSchema = z.object({ intent: z.literal('delete'), id: permissionId })
 
-function text(source: FieldSource, name: string): string {
-  const value = source.get(name)
-  return typeof value === 'string' ? value.trim() : ''
+type WithIntent = { intent: 'add' | 'edit' | 'delete' } & Partial<Pick<z.output<typeof AddPermissionSchema>, 'resource' | 'action'>>
+
+function checkActionFits(value: WithIntent, ctx: z.RefinementCtx): void {
+  if (value.intent === 'delete' || !value.resource || value.action === undefined) return
+  const refusal = actionRefusal(value.resource, value.action)
+  if (refusal) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['action'], message: refusal })
 }
 
-/** Reads the posted form; anything unknown is dropped rather than trusted. */
-export function readPermissionForm(source: FieldSource): PermissionFormValues {
-  const kind = text(source, 'resource_kind')
-  const deny = text(source, 'deny')
-  return {
-    subject_type: subjectKindOf(text(source, 'subject_type')) ? text(source, 'subject_type') : '',
-    team_id: text(source, 'team_id'),
-    person_id: text(source, 'person_id'),
-    notification_id: text(source, 'notification_id'),
-    role: text(source, 'role'),
-    subject_playbook_id: text(source, 'subject_playbook_id'),
-    resource_kind: isResourceKind(kind) ? kind : '',
-    object: text(source, 'object'),
-    config_id: text(source, 'config_id'),
-    component_id: text(source, 'component_id'),
-    canary_id: text(source, 'canary_id'),
-    playbook_id: text(source, 'playbook_id'),
-    connection_id: text(source, 'connection_id'),
-    action: text(source, 'action'),
-    deny: deny === 'true' || deny === 'on',
-    description: text(source, 'description'),
-  }
-}
+/** The dialog's form: add, or edit with the permission's id. */
+export const PermissionFormSchema = z.discriminatedUnion('intent', [AddPermissionSchema, EditPermissionSchema]).superRefine(checkActionFits)
+
+/** Everything the permissions page posts: the dialog's two intents and the delete confirmation. */
+export const PermissionActionSchema = z
+  .discriminatedUnion('intent', [AddPermissionSchema, EditPermissionSchema, DeletePermissionSchema])
+  .superRefine(checkActionFits)
+
+export type PermissionFormValue = z.output<typeof PermissionFormSchema>
+export type PermissionFormInput = z.input<typeof PermissionFormSchema>
 
 export type PermissionRowInput = {
+  id?: string | null
   subject_type?: string | null
   subject?: string | null
   team_id?: string | null
@@ -222,28 +218,21 @@ export type PermissionRowInput = {
   description?: string | null
 }
 
-/** A stored row (from permissions_summary) as form values for edit mode. */
-export function permissionToForm(row: PermissionRowInput): PermissionFormValues {
-  const values: PermissionFormValues = { ...EMPTY_PERMISSION }
-  const kind = subjectKindOf(row.subject_type ?? '')
-  if (kind) {
-    values.subject_type = SUBJECT_TYPE_OF[kind]
-    const legacy = kind === 'team' ? row.team_id : kind === 'person' ? row.person_id : kind === 'notification' ? row.notification_id : null
-    values[SUBJECT_FIELD_OF[kind]] = (row.subject || legacy || '').trim()
+/** A stored row (from permissions_summary) as the edit form's default value. */
+export function permissionToFormDefault(row: PermissionRowInput & { id: string }): Partial<PermissionFormInput> & { intent: 'edit'; id: string } {
+  const subjectKind = subjectKindOf(row.subject_type)
+  const legacy = subjectKind === 'team' ? row.team_id : subjectKind === 'person' ? row.person_id : subjectKind === 'notification' ? row.notification_id : null
+  const subjectId = (row.subject || legacy || '').trim()
+  const resourceKind = RESOURCE_KINDS.find((kind) => Boolean(row[RESOURCE_COLUMN_OF[kind]]))
+  return {
+    intent: 'edit',
+    id: row.id,
+    ...(subjectKind ? { subject: { kind: subjectKind, id: subjectId } as PermissionFormInput['subject'] } : {}),
+    ...(resourceKind ? { resource: { kind: resourceKind, id: row[RESOURCE_COLUMN_OF[resourceKind]] ?? '' } as PermissionFormInput['resource'] } : {}),
+    action: row.action ?? '',
+    deny: row.deny === true,
+    description: row.description ?? '',
   }
-  for (const resource of RESOURCE_KINDS) {
-    const field = RESOURCE_FIELD_OF[resource]
-    const value = row[field]
-    if (typeof value === 'string' && value) {
-      values.resource_kind = resource
-      values[field] = value
-      break
-    }
-  }
-  values.action = row.action ?? ''
-  values.deny = row.deny === true
-  values.description = row.description ?? ''
-  return values
 }
 
 export type PermissionPayload = {
@@ -264,76 +253,104 @@ export type PermissionPayload = {
   description: string | null
 }
 
-export type PermissionValidation = { payload: PermissionPayload; errors?: undefined } | { payload?: undefined; errors: Record<string, string> }
+/**
+ * The row sent to the data API. It names every subject and resource column, nulls included, so
+ * an edit that switched kinds clears the old ones (the table allows exactly one target).
+ */
+export function toPermissionPayload(value: Pick<PermissionFormValue, 'subject' | 'resource' | 'action' | 'deny' | 'description'>): PermissionPayload {
+  const { subject, resource } = value
+  const target = (kind: ResourceKind) => (resource.kind === kind ? resource.id : null)
+  return {
+    subject: subject.id,
+    subject_type: SUBJECT_TYPE_OF[subject.kind],
+    team_id: subject.kind === 'team' ? subject.id : null,
+    person_id: subject.kind === 'person' ? subject.id : null,
+    notification_id: subject.kind === 'notification' ? subject.id : null,
+    object: target('global'),
+    object_selector: null,
+    config_id: target('config'),
+    component_id: target('component'),
+    canary_id: target('canary'),
+    playbook_id: target('playbook'),
+    connection_id: target('connection'),
+    action: value.action,
+    deny: value.deny,
+    description: value.description || null,
+  }
+}
 
-export const REQUIRED_MESSAGE = 'This field is required'
+export type Choice = { id: string; label: string }
+
+/** The pickable subjects and resources, loaded only while the dialog is open. */
+export type PermissionChoices = {
+  teams: Choice[]
+  people: Choice[]
+  notifications: Choice[]
+  playbooks: Choice[]
+  configs: Choice[]
+  components: Choice[]
+  canaries: Choice[]
+  connections: Choice[]
+}
+
+export function subjectChoices(kind: SubjectKind, choices: PermissionChoices): Choice[] {
+  switch (kind) {
+    case 'team':
+      return choices.teams
+    case 'person':
+      return choices.people
+    case 'notification':
+      return choices.notifications
+    case 'playbook':
+      return choices.playbooks
+    case 'role':
+      return ROLE_SUBJECTS.map((role) => ({ id: role, label: role }))
+  }
+}
+
+export function resourceChoices(kind: ResourceKind, choices: PermissionChoices): Choice[] {
+  switch (kind) {
+    case 'global':
+      return GLOBAL_OBJECTS.map((object) => ({ id: object, label: object }))
+    case 'config':
+      return choices.configs
+    case 'component':
+      return choices.components
+    case 'canary':
+      return choices.canaries
+    case 'playbook':
+      return choices.playbooks
+    case 'connection':
+      return choices.connections
+  }
+}
 
 /**
- * Subject, resource and action are required (spec 002 §5). The payload names every subject and
- * resource column, nulls included, so an edit that switched kinds clears the old ones (the
- * table allows exactly one target).
+ * The permissions list's URL (filters are not offered; sort, paging and the open dialog are).
+ * Every bad value falls back to its default, so any URL renders the page.
  */
-export function validatePermission(values: PermissionFormValues): PermissionValidation {
-  const errors: Record<string, string> = {}
-  const subjectKind = subjectKindOf(values.subject_type)
-  const subject = subjectKind ? values[SUBJECT_FIELD_OF[subjectKind]] : ''
-  if (!subjectKind || !subject) errors.subject = REQUIRED_MESSAGE
-  else if (subjectKind === 'role' && !(ROLE_SUBJECTS as readonly string[]).includes(subject)) errors.subject = `Unknown role ${subject}`
+export const PERMISSION_SORT_COLUMNS = ['action', 'effect', 'description', 'source', 'updated'] as const
+export type PermissionSortColumn = (typeof PERMISSION_SORT_COLUMNS)[number]
+export const PERMISSION_PAGE_SIZES = [50, 100, 200] as const
 
-  const resourceKind = values.resource_kind
-  const resource = resourceKind ? values[RESOURCE_FIELD_OF[resourceKind]] : ''
-  if (!resourceKind || !resource) errors.resource = REQUIRED_MESSAGE
-  else if (resourceKind === 'global' && !(GLOBAL_OBJECTS as readonly string[]).includes(resource)) errors.resource = `Unknown object ${resource}`
+const PermissionsSearchSchema = z.object({
+  page: z.string().regex(/^\d{1,7}$/).transform(Number).pipe(z.number().min(1)).catch(1),
+  pageSize: z.coerce
+    .number()
+    .refine((value) => (PERMISSION_PAGE_SIZES as readonly number[]).includes(value))
+    .catch(PERMISSION_PAGE_SIZES[0]),
+  sortBy: z.enum(PERMISSION_SORT_COLUMNS).nullable().catch(null),
+  sortDesc: z
+    .string()
+    .nullable()
+    .transform((value) => value === 'true'),
+  dialog: z.enum(['permission', 'delete']).nullable().catch(null),
+  id: z.string().regex(UUID_PATTERN).transform((value) => value.toLowerCase()).nullable().catch(null),
+})
 
-  if (!values.action) errors.action = REQUIRED_MESSAGE
-  else if (resourceKind && !actionsFor(values).includes(values.action)) errors.action = `The action ${values.action} does not apply to this resource`
-  if (values.description.length > 1000) errors.description = 'Description must be at most 1000 characters'
+export type PermissionsSearch = z.output<typeof PermissionsSearchSchema>
 
-  if (Object.keys(errors).length > 0 || !subjectKind || !resourceKind) return { errors }
-  const idOrNull = (kind: ResourceKind) => (resourceKind === kind ? resource : null)
-  return {
-    payload: {
-      subject,
-      subject_type: SUBJECT_TYPE_OF[subjectKind],
-      team_id: subjectKind === 'team' ? subject : null,
-      person_id: subjectKind === 'person' ? subject : null,
-      notification_id: subjectKind === 'notification' ? subject : null,
-      object: idOrNull('global'),
-      object_selector: null,
-      config_id: idOrNull('config'),
-      component_id: idOrNull('component'),
-      canary_id: idOrNull('canary'),
-      playbook_id: idOrNull('playbook'),
-      connection_id: idOrNull('connection'),
-      action: values.action,
-      deny: values.deny,
-      description: values.description || null,
-    },
-  }
-}
-
-/** What the form's buttons ask for: save, or a kind switch posted without JavaScript. */
-export type PermissionIntent =
-  | { type: 'save' }
-  | { type: 'subject'; kind: SubjectKind }
-  | { type: 'resource'; kind: ResourceKind }
-  | { type: 'delete' }
-  | { type: 'unknown' }
-
-export function parsePermissionIntent(intent: unknown): PermissionIntent {
-  if (intent === 'save') return { type: 'save' }
-  if (intent === 'delete') return { type: 'delete' }
-  if (typeof intent === 'string') {
-    const [prefix, kind] = intent.split(':')
-    if (prefix === 'subject' && isSubjectKind(kind)) return { type: 'subject', kind }
-    if (prefix === 'resource' && isResourceKind(kind)) return { type: 'resource', kind }
-  }
-  return { type: 'unknown' }
-}
-
-/** Applies a kind switch posted by a form; other intents leave the values as they are. */
-export function applyPermissionIntent(values: PermissionFormValues, intent: PermissionIntent): PermissionFormValues {
-  if (intent.type === 'subject') return changeSubjectKind(values, intent.kind)
-  if (intent.type === 'resource') return changeResourceKind(values, intent.kind)
-  return values
+export function parsePermissionsSearch(params: URLSearchParams): PermissionsSearch {
+  const raw = Object.fromEntries(Object.keys(PermissionsSearchSchema.shape).map((key) => [key, params.get(key)]))
+  return PermissionsSearchSchema.parse(raw)
 }

@@ -1,7 +1,6 @@
-import type { Choice, PermissionChoices } from '#app/components/access/permission-dialog.tsx'
 import { dbClient, requireData, requirePage } from '#app/lib/data-client.server.ts'
 import { GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
-import type { PermissionPayload } from '#app/lib/permissions-form.ts'
+import type { Choice, PermissionChoices, PermissionPayload, PermissionRowInput, PermissionSortColumn } from '#app/lib/permissions-form.ts'
 
 /**
  * Permission rows and the pickers of the permission dialog (spec 002 §2 "Permissions"): every
@@ -41,16 +40,49 @@ export async function loadPermissionChoices(args: ApiArgs): Promise<PermissionCh
   return { teams, people, notifications, playbooks, configs, components, canaries, connections }
 }
 
-/** One page of the permissions summary, newest first, with the exact total. */
-export async function listPermissionSummaries<T>(args: ApiArgs, page: number, pageSize: number): Promise<{ rows: T[]; total: number }> {
+type Named = { id?: string; name?: string; email?: string | null } | null
+
+/** A row of permissions_summary as the list shows it: the permission and the names it points at. */
+export type PermissionSummaryRow = PermissionRowInput & {
+  id: string
+  source?: string | null
+  created_at?: string | null
+  updated_at?: string | null
+  object_selector?: unknown
+  person?: Named
+  team?: Named
+  notification?: Named
+  playbook?: Named
+  config_object?: Named & { type?: string }
+  component_object?: Named
+  canary_object?: Named
+  playbook_object?: Named
+  connection_object?: Named & { type?: string }
+}
+
+const SORT_COLUMN: Record<PermissionSortColumn, string> = {
+  action: 'action',
+  effect: 'deny',
+  description: 'description',
+  source: 'source',
+  updated: 'updated_at',
+}
+
+export type PermissionListQuery = { page: number; pageSize: number; sortBy: PermissionSortColumn | null; sortDesc: boolean }
+
+/** One page of the permissions summary (newest first unless sorted), with the exact total. */
+export async function listPermissionSummaries(args: ApiArgs, { page, pageSize, sortBy, sortDesc }: PermissionListQuery): Promise<{ rows: PermissionSummaryRow[]; total: number }> {
   const from = (page - 1) * pageSize
-  const query = dbClient(args).from('permissions_summary').select('*', { count: 'exact' }).order('created_at', { ascending: false })
-  return requirePage(await query.range(from, from + pageSize - 1).returns<T[]>())
+  let query = dbClient(args).from('permissions_summary').select('*', { count: 'exact' })
+  if (sortBy) query = query.order(SORT_COLUMN[sortBy], { ascending: !sortDesc, nullsFirst: false })
+  // A stable tie-break keeps paging from repeating or skipping rows of equal sort value.
+  query = query.order('created_at', { ascending: false }).order('id')
+  return requirePage(await query.range(from, from + pageSize - 1).returns<PermissionSummaryRow[]>())
 }
 
 /** One summary row by id (the caller checks the id is a UUID), or null. */
-export async function findPermissionSummary<T>(args: ApiArgs, id: string): Promise<T | null> {
-  const rows = requireData(await dbClient(args).from('permissions_summary').select('*').eq('id', id).returns<T[]>())
+export async function findPermissionSummary(args: ApiArgs, id: string): Promise<PermissionSummaryRow | null> {
+  const rows = requireData(await dbClient(args).from('permissions_summary').select('*').eq('id', id).returns<PermissionSummaryRow[]>())
   return rows?.[0] ?? null
 }
 

@@ -9,6 +9,7 @@ import { buttonVariants } from '#app/components/ui/button.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { getSwitchedOffNames } from '#app/lib/features.ts'
 import { buildSidebar } from '#app/lib/navigation.ts'
+import { getPublicOrigin } from '#app/lib/public-origin.server.ts'
 import { getRouteTitle } from '#app/lib/route-handle.ts'
 import { getBackendVersion } from '#app/lib/about.server.ts'
 import { DEFAULT_RESOLVED_PREFERENCES, listTimeZonesByOffset, PREFERENCES_PARAM } from '#app/lib/preferences.ts'
@@ -30,6 +31,8 @@ export async function loader(args: LoaderFunctionArgs) {
     backendVersion,
     sidebar,
     collapsed,
+    // The kubeconfig dialog names the file after it (the same host the API names the download after).
+    publicOrigin: getPublicOrigin(args.request),
     // Some 400 zone names: sent only while the preferences panel is open.
     timeZones: new URL(args.request.url).searchParams.has(PREFERENCES_PARAM) ? listTimeZonesByOffset(new Date()) : null,
   }

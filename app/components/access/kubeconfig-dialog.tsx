@@ -1,6 +1,5 @@
-import { Link } from '@remix-run/react'
+import { Link, useRouteLoaderData } from '@remix-run/react'
 import { Download } from '#app/components/ui/icons.tsx'
-import { useEffect, useState } from 'react'
 import { Modal } from '#app/components/modal/modal.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { useKubeconfigHref } from './kubeconfig-link.ts'
@@ -13,25 +12,39 @@ export function kubeconfigFileName(hostname: string): string {
   return `${tenant}-kubeconfig.yaml`
 }
 
+/** What the console layout's loader tells the dialog: the public origin (app/lib/public-origin.server.ts). */
+type KubeconfigLayoutData = { publicOrigin?: string }
+
+/**
+ * The file name the download will carry, from the origin the server saw (the host the API names
+ * the attachment after), so the server-rendered example is already the real one.
+ */
+function useKubeconfigFileName(): string {
+  const layout = useRouteLoaderData<KubeconfigLayoutData>('routes/_console')
+  return kubeconfigFileName(layout?.publicOrigin ? new URL(layout.publicOrigin).host : '')
+}
+
 /**
  * Spec 002 §2: download, apply with kubectl, read the docs. The server renders it from the URL
- * parameter; the host only becomes known in the browser, so without JavaScript the example
- * names the file by a placeholder.
+ * parameter. The API keeps one kubeconfig token per user, so the dialog says before the click
+ * that a download replaces the previous one.
  */
 export function KubeconfigDialog() {
   const closeTo = useKubeconfigHref(false)
-  const [fileName, setFileName] = useState('<host>-kubeconfig.yaml')
-  useEffect(() => setFileName(kubeconfigFileName(window.location.hostname)), [])
+  const fileName = useKubeconfigFileName()
   return (
     <Modal title="Download kubeconfig" closeTo={closeTo} size="very-small" expandable={false} testId="kubeconfig-dialog">
       <ol className="flex flex-col gap-4 text-sm">
         <li className="flex flex-col gap-2" data-testid="kubeconfig-step-1">
           <span className="font-medium">1. Download the kubeconfig file</span>
-          {/* A new tab: the API answers with the file as an attachment and creates a token for it. */}
+          {/* A new tab: the API answers with the file as an attachment, with a new token in it. */}
           <a href="/api/kubeconfig" target="_blank" rel="noreferrer" className={buttonVariants({ size: 'sm', className: 'self-start' })} data-testid="kubeconfig-download">
             <Download aria-hidden="true" />
             Download
           </a>
+          <span className="text-muted-foreground" data-testid="kubeconfig-token-notice">
+            Each download creates a new access token for you and revokes the one from your previous download.
+          </span>
         </li>
         <li className="flex flex-col gap-2" data-testid="kubeconfig-step-2">
           <span className="font-medium">2. Apply the file</span>

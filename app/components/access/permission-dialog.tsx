@@ -1,281 +1,181 @@
+import { getFormProps, getInputProps, getSelectProps, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation } from '@remix-run/react'
-import { useEffect, useState, type MouseEvent } from 'react'
-import { useHydrated } from 'remix-utils/use-hydrated'
 import { ErrorList } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { cn } from '#app/lib/cn.ts'
 import {
-  BASE_ACTIONS,
-  GLOBAL_OBJECTS,
-  PLAYBOOK_ACTIONS,
-  RESOURCE_FIELD_OF,
+  ACTIONS_BY_RESOURCE_KIND,
+  PermissionFormSchema,
   RESOURCE_KIND_LABELS,
   RESOURCE_KINDS,
-  ROLE_SUBJECTS,
-  SUBJECT_FIELD_OF,
   SUBJECT_KIND_LABELS,
   SUBJECT_KINDS,
   actionsFor,
-  changeObject,
-  changeResourceKind,
-  changeSubjectKind,
-  subjectKindOf,
-  type PermissionFormValues,
-  type ResourceKind,
-  type SubjectKind,
+  isResourceKind,
+  isSubjectKind,
+  resourceChoices,
+  subjectChoices,
+  type Choice,
+  type PermissionChoices,
+  type PermissionFormInput,
 } from '#app/lib/permissions-form.ts'
 
-export type Choice = { id: string; label: string }
-
-/** The pickable subjects and resources, loaded only while the dialog is open. */
-export type PermissionChoices = {
-  teams: Choice[]
-  people: Choice[]
-  notifications: Choice[]
-  playbooks: Choice[]
-  configs: Choice[]
-  components: Choice[]
-  canaries: Choice[]
-  connections: Choice[]
-}
-
 const SELECT_CLASS = 'h-9 w-full rounded-md border bg-background px-2 text-sm'
+const KNOWN_ACTIONS = new Set(Object.values(ACTIONS_BY_RESOURCE_KIND).flat())
 
-function subjectChoices(kind: SubjectKind, choices: PermissionChoices): Choice[] {
-  switch (kind) {
-    case 'team':
-      return choices.teams
-    case 'person':
-      return choices.people
-    case 'notification':
-      return choices.notifications
-    case 'playbook':
-      return choices.playbooks
-    case 'role':
-      return ROLE_SUBJECTS.map((role) => ({ id: role, label: role }))
-  }
-}
-
-function resourceChoices(kind: ResourceKind, choices: PermissionChoices): Choice[] {
-  switch (kind) {
-    case 'global':
-      return GLOBAL_OBJECTS.map((object) => ({ id: object, label: object }))
-    case 'config':
-      return choices.configs
-    case 'component':
-      return choices.components
-    case 'canary':
-      return choices.canaries
-    case 'playbook':
-      return choices.playbooks
-    case 'connection':
-      return choices.connections
-  }
-}
-
-/** A stored id that is no longer among the choices still shows, so an edit does not drop it silently. */
-function withCurrent(list: Choice[], current: string): Choice[] {
+/** A stored value that is no longer among the choices still shows, so an edit does not drop it silently. */
+function withCurrent(list: Choice[], current: string | undefined): Choice[] {
   if (!current || list.some((choice) => choice.id === current)) return list
   return [{ id: current, label: current }, ...list]
 }
 
-function KindButtons<K extends string>({
-  legend,
-  kinds,
-  labels,
-  selected,
-  prefix,
-  onPick,
-  testId,
-}: {
-  legend: string
-  kinds: readonly K[]
-  labels: Record<K, string>
-  selected: K | null
-  prefix: string
-  onPick: (kind: K) => void
-  testId: string
-}) {
-  return (
-    <div role="group" aria-label={legend} className="flex flex-wrap gap-1" data-testid={testId}>
-      {kinds.map((kind) => (
-        // Each kind is a submit button: without JavaScript the action applies the same clearing
-        // rule and renders the form again; with it, the click is handled here.
-        <button
-          key={kind}
-          type="submit"
-          name="intent"
-          value={`${prefix}:${kind}`}
-          formNoValidate
-          aria-pressed={selected === kind}
-          onClick={(event: MouseEvent<HTMLButtonElement>) => {
-            event.preventDefault()
-            onPick(kind)
-          }}
-          className={cn(buttonVariants({ variant: selected === kind ? 'default' : 'outline', size: 'sm' }))}
-          data-testid={`${testId}-${kind}`}
-        >
-          {labels[kind]}
-        </button>
-      ))}
-    </div>
-  )
+/** Every message under a group of fields (the kind and the id of a subject, say), once each. */
+function groupErrors(allErrors: Record<string, string[] | undefined>): string[] {
+  return [...new Set(Object.values(allErrors).flatMap((messages) => messages ?? []))]
 }
 
-export function PermissionDialog({
-  id,
-  initial,
-  errors,
-  choices,
-  closeTo,
-  formAction,
-}: {
+export type PermissionDialogProps = {
+  /** The permission being edited; null adds one. */
   id: string | null
-  initial: PermissionFormValues
-  errors: Record<string, string>
+  defaultValue: Partial<PermissionFormInput>
+  lastResult: SubmissionResult<string[]> | undefined
   choices: PermissionChoices
+  /** The row could not be read (gone, or the API refused). */
+  loadError: string | null
   closeTo: string
   formAction: string
-}) {
-  const hydrated = useHydrated()
+}
+
+/**
+ * The Add/Edit Permission dialog (spec 002 §2). The kind buttons are conform `update` intents:
+ * with JavaScript conform applies them at once; without it they post, and the action answers
+ * with the form as it now stands, the other values kept.
+ */
+export function PermissionDialog({ id, defaultValue, lastResult, choices, loadError, closeTo, formAction }: PermissionDialogProps) {
   const navigation = useNavigation()
-  const [values, setValues] = useState(initial)
-  // A new answer from the action (a kind switch or errors) replaces what is on screen.
-  useEffect(() => setValues(initial), [initial])
-  const saving = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'save'
-  const subjectKind = subjectKindOf(values.subject_type)
-  const resourceKind = values.resource_kind || null
-  // Without JavaScript the action list cannot follow the object choice, so it offers all and
-  // the action checks the pairing.
-  const actions = hydrated ? actionsFor(values) : [...BASE_ACTIONS, ...PLAYBOOK_ACTIONS]
-  const set = (patch: Partial<PermissionFormValues>) => setValues((current) => ({ ...current, ...patch }))
+  const [form, fields] = useSchemaForm(PermissionFormSchema, {
+    id: id ? `permission-${id}` : 'permission-new',
+    lastResult,
+    defaultValue: { ...defaultValue, intent: id ? 'edit' : 'add', ...(id ? { id } : {}) },
+    shouldRevalidate: 'onInput',
+  })
+  const subject = fields.subject.getFieldset()
+  const resource = fields.resource.getFieldset()
+  const subjectKind = isSubjectKind(subject.kind.value) ? subject.kind.value : null
+  const resourceKind = isResourceKind(resource.kind.value) ? resource.kind.value : null
+  const saving = navigation.state === 'submitting' && navigation.formData?.get('intent') === (id ? 'edit' : 'add') && !navigation.formData.has('__intent__')
+  const offeredActions = actionsFor(resourceKind).map((action) => ({ id: action, label: action }))
+  // An action stored by another client (say mcp:use) still shows; a known one the kind does not offer goes.
+  const currentAction = fields.action.value && !KNOWN_ACTIONS.has(fields.action.value) ? fields.action.value : undefined
+  const { key: _subjectKey, ...subjectProps } = getSelectProps(subject.id)
+  const { key: _resourceKey, ...resourceProps } = getSelectProps(resource.id)
+  const { key: actionKey, ...actionProps } = getSelectProps(fields.action)
+  const { key: denyKey, ...denyProps } = getInputProps(fields.deny, { type: 'checkbox' })
+  const { key: descriptionKey, ...descriptionProps } = getInputProps(fields.description, { type: 'text' })
 
   return (
-    <Modal
-      title={id ? 'Edit Permission' : 'Add Permission'}
-      closeTo={closeTo}
-      size="small"
-      helpHref="/reference/permissions"
-      expandable={false}
-      testId="permission-dialog"
-    >
-      <Form method="post" action={formAction} className="flex flex-col gap-4" data-testid="permission-form" noValidate>
-        {/* The first submit button is the one Enter presses: make that Save, not a kind switch. */}
-        <button type="submit" name="intent" value="save" tabIndex={-1} aria-hidden="true" className="sr-only" />
-        {errors.form ? <InlineError message={errors.form} /> : null}
+    <Modal title={id ? 'Edit Permission' : 'Add Permission'} closeTo={closeTo} size="small" helpHref="/reference/permissions" expandable={false} testId="permission-dialog">
+      <Form method="post" action={formAction} {...getFormProps(form)} className="flex flex-col gap-4" data-testid="permission-form">
+        {/* Enter presses the first submit button of a form: make that Save, not a kind button. */}
+        <button type="submit" tabIndex={-1} aria-hidden="true" className="sr-only" />
+        <input type="hidden" name="intent" value={id ? 'edit' : 'add'} />
+        {id ? <input type="hidden" name="id" value={id} /> : null}
+        <InlineError message={loadError ?? form.errors?.join(' ')} />
+
         <fieldset className="flex flex-col gap-2">
           <legend className="mb-1 text-sm font-medium">Subject</legend>
-          <input type="hidden" name="subject_type" value={values.subject_type} />
-          <KindButtons
-            legend="Subject kind"
-            kinds={SUBJECT_KINDS}
-            labels={SUBJECT_KIND_LABELS}
-            selected={subjectKind}
-            prefix="subject"
-            onPick={(kind) => setValues((current) => changeSubjectKind(current, kind))}
-            testId="subject-kind"
-          />
+          {subjectKind ? <input type="hidden" name={subject.kind.name} value={subjectKind} /> : null}
+          <div role="group" aria-label="Subject kind" className="flex flex-wrap gap-1" data-testid="subject-kind">
+            {SUBJECT_KINDS.map((kind) => (
+              <button
+                key={kind}
+                type="submit"
+                // Another kind replaces the whole subject, its id included; the current kind keeps it.
+                {...(kind === subjectKind ? form.update.getButtonProps({ name: subject.kind.name, value: kind }) : form.update.getButtonProps({ name: fields.subject.name, value: { kind } }))}
+                aria-pressed={kind === subjectKind}
+                className={buttonVariants({ variant: kind === subjectKind ? 'default' : 'outline', size: 'sm' })}
+                data-testid={`subject-kind-${kind}`}
+              >
+                {SUBJECT_KIND_LABELS[kind]}
+              </button>
+            ))}
+          </div>
           {subjectKind ? (
-            <select
-              name={SUBJECT_FIELD_OF[subjectKind]}
-              aria-label={SUBJECT_KIND_LABELS[subjectKind]}
-              value={values[SUBJECT_FIELD_OF[subjectKind]]}
-              onChange={(event) => set({ [SUBJECT_FIELD_OF[subjectKind]]: event.currentTarget.value })}
-              className={SELECT_CLASS}
-              data-testid="subject-select"
-            >
+            <select key={`${fields.subject.key ?? ''}-${subjectKind}`} {...subjectProps} aria-label={SUBJECT_KIND_LABELS[subjectKind]} data-kind={subjectKind} className={SELECT_CLASS} data-testid="subject-select">
               <option value="">Select a {SUBJECT_KIND_LABELS[subjectKind].toLowerCase()}</option>
-              {withCurrent(subjectChoices(subjectKind, choices), values[SUBJECT_FIELD_OF[subjectKind]]).map((choice) => (
+              {withCurrent(subjectChoices(subjectKind, choices), subject.id.initialValue).map((choice) => (
                 <option key={choice.id} value={choice.id}>
                   {choice.label}
                 </option>
               ))}
             </select>
           ) : null}
-          <ErrorList errors={[errors.subject]} />
+          <ErrorList id={subject.id.errorId} errors={groupErrors(fields.subject.allErrors)} />
         </fieldset>
 
         <fieldset className="flex flex-col gap-2">
           <legend className="mb-1 text-sm font-medium">Resource</legend>
-          <input type="hidden" name="resource_kind" value={values.resource_kind} />
-          <KindButtons
-            legend="Resource kind"
-            kinds={RESOURCE_KINDS}
-            labels={RESOURCE_KIND_LABELS}
-            selected={resourceKind}
-            prefix="resource"
-            onPick={(kind) => setValues((current) => changeResourceKind(current, kind))}
-            testId="resource-kind"
-          />
+          {resourceKind ? <input type="hidden" name={resource.kind.name} value={resourceKind} /> : null}
+          <div role="group" aria-label="Resource kind" className="flex flex-wrap gap-1" data-testid="resource-kind">
+            {RESOURCE_KINDS.map((kind) => (
+              <button
+                key={kind}
+                type="submit"
+                // Any resource kind button clears the resource, the current kind's too: an id of one
+                // kind is never one of another, and pressing it again starts that choice over.
+                {...form.update.getButtonProps({ name: fields.resource.name, value: { kind } })}
+                aria-pressed={kind === resourceKind}
+                className={buttonVariants({ variant: kind === resourceKind ? 'default' : 'outline', size: 'sm' })}
+                data-testid={`resource-kind-${kind}`}
+              >
+                {RESOURCE_KIND_LABELS[kind]}
+              </button>
+            ))}
+          </div>
           {resourceKind ? (
-            <select
-              name={RESOURCE_FIELD_OF[resourceKind]}
-              aria-label={RESOURCE_KIND_LABELS[resourceKind]}
-              value={values[RESOURCE_FIELD_OF[resourceKind]]}
-              onChange={(event) => {
-                const value = event.currentTarget.value
-                setValues((current) => (resourceKind === 'global' ? changeObject(current, value) : { ...current, [RESOURCE_FIELD_OF[resourceKind]]: value }))
-              }}
-              className={SELECT_CLASS}
-              data-testid="resource-select"
-            >
+            <select key={`${fields.resource.key ?? ''}-${resourceKind}`} {...resourceProps} aria-label={RESOURCE_KIND_LABELS[resourceKind]} data-kind={resourceKind} className={SELECT_CLASS} data-testid="resource-select">
               <option value="">Select {resourceKind === 'global' ? 'an object' : `a ${RESOURCE_KIND_LABELS[resourceKind].toLowerCase()}`}</option>
-              {withCurrent(resourceChoices(resourceKind, choices), values[RESOURCE_FIELD_OF[resourceKind]]).map((choice) => (
+              {withCurrent(resourceChoices(resourceKind, choices), resource.id.initialValue).map((choice) => (
                 <option key={choice.id} value={choice.id}>
                   {choice.label}
                 </option>
               ))}
             </select>
           ) : null}
-          <ErrorList errors={[errors.resource]} />
+          <ErrorList id={resource.id.errorId} errors={groupErrors(fields.resource.allErrors)} />
         </fieldset>
 
         <div className="flex flex-col gap-1.5">
-          <Label htmlFor="permission-action">Action</Label>
-          <select
-            id="permission-action"
-            name="action"
-            value={values.action}
-            onChange={(event) => set({ action: event.currentTarget.value })}
-            className={SELECT_CLASS}
-            data-testid="action-select"
-          >
+          <Label htmlFor={fields.action.id}>Action</Label>
+          <select key={actionKey} {...actionProps} className={SELECT_CLASS} data-testid="action-select">
             <option value="">Select an action</option>
-            {withCurrent(
-              actions.map((action) => ({ id: action, label: action })),
-              values.action,
-            ).map((choice) => (
+            {withCurrent(offeredActions, currentAction).map((choice) => (
               <option key={choice.id} value={choice.id}>
                 {choice.label}
               </option>
             ))}
           </select>
-          <ErrorList errors={[errors.action]} />
+          <ErrorList id={fields.action.errorId} errors={fields.action.errors} />
         </div>
 
         <label className="flex items-center gap-2 text-sm">
-          <input type="checkbox" name="deny" value="true" checked={values.deny} onChange={(event) => set({ deny: event.currentTarget.checked })} data-testid="deny-checkbox" />
+          <input key={denyKey} {...denyProps} data-testid="deny-checkbox" />
           Deny (turns this permission into a denial)
         </label>
 
         <div className="flex flex-col gap-1.5">
-          <Label htmlFor="permission-description">Description</Label>
-          <Input
-            id="permission-description"
-            name="description"
-            value={values.description}
-            onChange={(event) => set({ description: event.currentTarget.value })}
-            data-testid="description-input"
-          />
-          <ErrorList errors={[errors.description]} />
+          <Label htmlFor={fields.description.id}>Description</Label>
+          <Input key={descriptionKey} {...descriptionProps} data-testid="description-input" />
+          <ErrorList id={fields.description.errorId} errors={fields.description.errors} />
         </div>
 
         <div className="flex justify-end gap-2">
-          <button type="submit" name="intent" value="save" disabled={saving} className={buttonVariants({ size: 'sm' })} data-testid="permission-save">
+          <button type="submit" disabled={saving} className={cn(buttonVariants({ size: 'sm' }))} data-testid="permission-save">
             {saving ? 'Saving...' : 'Save'}
           </button>
         </div>

@@ -1,8 +1,9 @@
 import { Link } from '@remix-run/react'
 import { Maximize2, Minimize2, X } from '#app/components/ui/icons.tsx'
-import { useState, type ReactNode } from 'react'
+import { useRef, useState, type ReactNode } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { cn } from '#app/lib/cn.ts'
+import { DIALOG_LAYER_CLASS, useDialogDismiss } from './dialog-behaviour.ts'
 
 /** Dialog widths (spec 002 §2 sizes; breakpoints 768/1024/1280/1600 px of §9). */
 export const MODAL_SIZES = {
@@ -32,15 +33,19 @@ export type ModalProps = {
 export function Modal({ title, closeTo, children, size = 'medium', helpHref, expandable = true, footer, headerExtra, testId = 'modal' }: ModalProps) {
   const hydrated = useHydrated()
   const [expanded, setExpanded] = useState(false)
+  const dialogRef = useRef<HTMLElement>(null)
+  useDialogDismiss(dialogRef, closeTo)
   return (
-    <div className="fixed inset-0 z-50 flex items-start justify-center overflow-y-auto bg-black/40 p-4 pt-10" data-testid={`${testId}-backdrop`}>
+    <div className={cn(DIALOG_LAYER_CLASS, 'pt-10')} data-testid={`${testId}-backdrop`}>
       <section
+        ref={dialogRef}
         role="dialog"
         aria-modal="true"
         aria-labelledby={`${testId}-title`}
+        tabIndex={-1}
         data-testid={testId}
         data-size={expanded ? 'full' : size}
-        className={cn('flex max-h-[calc(100vh-5rem)] w-full flex-col rounded-lg border bg-card shadow-lg', expanded ? 'max-w-[calc(100vw-2rem)]' : MODAL_SIZES[size])}
+        className={cn('flex max-h-[calc(100vh-5rem)] w-full flex-col rounded-lg border bg-card shadow-lg outline-none', expanded ? 'max-w-[calc(100vw-2rem)]' : MODAL_SIZES[size])}
       >
         <header className="flex items-center gap-2 border-b px-4 py-3">
           <h2 id={`${testId}-title`} className="min-w-0 flex-1 truncate text-base font-semibold">

@@ -1,13 +1,15 @@
 import { Link } from '@remix-run/react'
 import { X } from '#app/components/ui/icons.tsx'
-import type { ReactNode } from 'react'
+import { useRef, type ReactNode } from 'react'
+import { DIALOG_LAYER_CLASS, useDialogDismiss } from '#app/components/modal/dialog-behaviour.ts'
 import { cn } from '#app/lib/cn.ts'
 
 const SIZES = { small: 'max-w-md', medium: 'max-w-2xl', large: 'max-w-4xl' } as const
 
 /**
  * A modal that is a URL: the page renders it when its search parameter is set, and closing is
- * a link back. That keeps every dialog usable without JavaScript.
+ * a link back. That keeps every dialog usable without JavaScript. It shares `Modal`'s layer
+ * (above the page and the top bar) and its Escape and focus behaviour.
  */
 export function UrlDialog({
   title,
@@ -24,9 +26,19 @@ export function UrlDialog({
   helpHref?: string
   testId?: string
 }) {
+  const dialogRef = useRef<HTMLElement>(null)
+  useDialogDismiss(dialogRef, closeTo)
   return (
-    <div className="fixed inset-0 z-50 flex items-start justify-center overflow-y-auto bg-black/40 p-4 pt-16">
-      <section role="dialog" aria-modal="true" aria-labelledby="dialog-title" data-testid={testId} className={cn('w-full rounded-lg border bg-card shadow-lg', SIZES[size])}>
+    <div className={cn(DIALOG_LAYER_CLASS, 'pt-16')} data-testid={testId ? `${testId}-backdrop` : undefined}>
+      <section
+        ref={dialogRef}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="dialog-title"
+        tabIndex={-1}
+        data-testid={testId}
+        className={cn('w-full rounded-lg border bg-card shadow-lg outline-none', SIZES[size])}
+      >
         <header className="flex items-center gap-2 border-b px-4 py-3">
           <h2 id="dialog-title" className="flex-1 text-base font-semibold">
             {title}

@@ -120,6 +120,31 @@ export async function issuePersonToken(
   })
 }
 
+/** The one name a person's kubeconfig token carries: how the next download finds it to revoke it. */
+export const KUBECONFIG_TOKEN_NAME = 'kubeconfig'
+// Downloads before one-token-per-person named each token `kubeconfig-<UTC stamp>-<random>`.
+const LEGACY_KUBECONFIG_TOKEN_NAME = '^kubeconfig-[0-9]{8}T[0-9]{6}-[a-z0-9]+$'
+
+/**
+ * The token inside a downloaded kubeconfig. Only a token's hash is stored, so an earlier file's
+ * secret cannot be handed out again: each download rotates instead, revoking the person's
+ * previous kubeconfig token (and any left by older downloads) as it creates the new one. The
+ * person's row is locked for the swap, so two downloads at once still leave exactly one token.
+ */
+export async function rotateKubeconfigToken(db: Db, personId: string): Promise<{ id: string; token: string; revoked: number }> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT id FROM people WHERE id = $1 FOR UPDATE', [personId])
+    // Acting as the person and made by them: a scoped token of the same name has a person of its own.
+    const revoked = await tx.query(
+      `DELETE FROM access_tokens
+        WHERE person_id = $1 AND created_by = $1 AND (name = $2 OR name ~ $3)`,
+      [personId, KUBECONFIG_TOKEN_NAME, LEGACY_KUBECONFIG_TOKEN_NAME],
+    )
+    const created = await insertToken(tx, { personId, name: KUBECONFIG_TOKEN_NAME, createdBy: personId, expiresAt: null, autoRenew: false })
+    return { ...created, revoked: revoked.rowCount }
+  })
+}
+
 function tokenEmail(creatorEmail: string | undefined, name: string): string | null {
   if (!creatorEmail) return null
   const at = creatorEmail.lastIndexOf('@')

@@ -3,7 +3,7 @@ import { stringify } from 'yaml'
 import { z } from 'zod'
 import type { Db } from '#server/db/client.ts'
 import { principalOf } from '#server/backend/identity/principal.ts'
-import { TokenError, createScopedToken, deleteToken, issuePersonToken, listTokens } from './access-tokens.ts'
+import { TokenError, createScopedToken, deleteToken, listTokens, rotateKubeconfigToken } from './access-tokens.ts'
 import type { Authorizer } from './authorizer.ts'
 import { UUID_PATTERN } from '#contract/uuid.ts'
 
@@ -29,6 +29,24 @@ function sendTokenError(res: Response, error: unknown, next: NextFunction) {
 /** The kubeconfig's tenant: the public host without the hosting domain (http-api.md §2.1.10). */
 function tenantOf(host: string): string {
   return host.replace(/:\d+$/, '').replace(/\.flanksource\.com$/, '') || 'lookout'
+}
+
+/**
+ * The host the caller used. X-Forwarded-Host is still on the request only when it may be
+ * believed — from a trusted proxy (LOOKOUT_TRUST_PROXY) or the console's own loopback call;
+ * server/ops/client-address.ts removes it otherwise — so the kubeconfig names the public host.
+ */
+function requestHost(req: Request): string {
+  const forwarded = req.get('x-forwarded-host')?.split(',')[0]?.trim()
+  return forwarded || req.get('host') || 'localhost'
+}
+
+function parseUrl(text: string): URL | null {
+  try {
+    return new URL(text)
+  } catch {
+    return null
+  }
 }
 
 /**
@@ -94,15 +112,14 @@ export function createTokenRouter(options: { db: Db; authorizer: Authorizer; pub
   router.get('/kubeconfig', async (req: Request, res: Response, next: NextFunction) => {
     try {
       const principal = principalOf(res)
-      const base = options.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`
-      const url = new URL(base)
+      const url = parseUrl(options.publicUrl ?? `${req.protocol}://${requestHost(req)}`)
+      if (!url) {
+        res.status(400).json({ error: 'the request names no valid host' })
+        return
+      }
       const tenant = tenantOf(url.host)
-      const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')
-      const { token } = await issuePersonToken(db, {
-        personId: principal.personId,
-        name: `kubeconfig-${stamp}-${Math.random().toString(36).slice(2, 8)}`,
-        expiresAt: null,
-      })
+      const { id, token, revoked } = await rotateKubeconfigToken(db, principal.personId)
+      req.log?.info({ tokenId: id, personId: principal.personId, revoked }, 'kubeconfig token rotated')
       const cluster = `lookout-${tenant}`
       const kubeconfig = {
         apiVersion: 'v1',
