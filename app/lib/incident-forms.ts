@@ -125,6 +125,16 @@ export type IncidentIntent = IncidentAction['intent']
 
 const NoteSchema = z.string().trim().optional()
 
+/**
+ * The first step of the no-JavaScript link page: which incident (or a new one). It posts so a
+ * missing choice comes back through `reply()` and shows inline, with nothing in the URL.
+ */
+export const ChooseIncidentSchema = z.object({
+  intent: z.literal('choose'),
+  incident: z.string({ required_error: INCIDENT_REQUIRED }).refine((value) => value === NEW_OPTION || isUuid(value), INCIDENT_REQUIRED),
+  q: z.string().trim().max(200).default(''),
+})
+
 /** A new incident: title, type and severity; its hypothesis defaults to the incident title. */
 const NewIncidentLinkSchema = z.object({
   mode: z.literal('new'),

@@ -442,9 +442,9 @@ function HistoryTimeline({ history, comments }: { history: Detail['history']; co
               <span className="font-medium">{entry.actor}</span> {entry.text}
               {entry.quote !== null ? <span className="whitespace-pre-wrap text-muted-foreground"> {entry.quote}</span> : null}
             </p>
-            <time dateTime={entry.created_at} className="block whitespace-nowrap text-xs tabular-nums text-muted-foreground" data-testid="history-time">
-              <DateTime value={entry.created_at} />
-            </time>
+            <div className="text-xs tabular-nums text-muted-foreground">
+              <DateTime value={entry.created_at} testId="history-time" />
+            </div>
           </li>
         ))}
       </ol>

@@ -8,11 +8,13 @@ import { useHydrated } from 'remix-utils/use-hydrated'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { DescriptionField, HypothesisChoices, IncidentChoices, NewIncidentFields, useLinkForm } from '#app/components/incidents/link-to-incident.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { Button, buttonVariants } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { UrlDialog } from '#app/components/ui/dialog.tsx'
 import { evidenceTargetFields, getDefaultHypothesis, isUuid, LINK_SUCCESS, NEW_OPTION, parseEvidenceTarget, safeReturnTo } from '#app/lib/incidents.ts'
+import { ChooseIncidentSchema } from '#app/lib/incident-forms.ts'
 import { getIncidentOption, getLinkActionSchema, listHypothesisOptions, searchIncidentOptions } from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse, requireAccess } from '#app/lib/session.server.ts'
@@ -44,13 +46,28 @@ export async function loader(args: LoaderFunctionArgs) {
   return { target, query, incident, incidents: options, hypotheses, returnTo: safeReturnTo(params.get('returnTo')) }
 }
 
+/**
+ * Two forms post here: step one (`intent=choose`) answers the chosen incident as a redirect to
+ * step two, or its `reply()` saying what is missing; step two links.
+ */
 export async function action(args: ActionFunctionArgs) {
   const session = await requireAccess(args, handle)
   const formData = await args.request.formData()
   // The evidence's own description travels as `description`; what the user typed is `note`.
   const target = parseEvidenceTarget((name) => formData.get(name))
+  if (formData.get('intent') === 'choose') {
+    if (!target) throw errorResponse(400, { message: 'Nothing to link: the evidence target is missing or invalid' })
+    const submission = parseWithZod(formData, { schema: ChooseIncidentSchema })
+    if (submission.status !== 'success') return data({ step: 'choose' as const, result: submission.reply() }, { status: 400 })
+    const next = new URLSearchParams(evidenceTargetFields(target))
+    if (submission.value.q) next.set('q', submission.value.q)
+    next.set('incident', submission.value.incident)
+    const returnTo = safeReturnTo(formData.get('returnTo'))
+    if (returnTo) next.set('returnTo', returnTo)
+    throw redirect(`/incidents/link?${next.toString()}`, { status: 303 })
+  }
   const submission = await parseWithZod(formData, { async: true, schema: getLinkActionSchema(args, session.user.id, target) })
-  if (submission.status !== 'success') return data({ result: submission.reply() }, { status: 400 })
+  if (submission.status !== 'success') return data({ step: 'link' as const, result: submission.reply() }, { status: 400 })
   throw redirect(`/incidents/${submission.value}`, { status: 303, headers: { 'set-cookie': toastCookie(LINK_SUCCESS) } })
 }
 
@@ -62,39 +79,55 @@ export default function LinkToIncidentRoute() {
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
   const fields = evidenceTargetFields(target)
   const closeTo = returnTo || '/incidents'
-  const radios = new Map([...incidents.map((option) => option.id), NEW_OPTION].map((value) => [value, { name: 'incident', value, defaultChecked: incident === value }]))
+  const [stepForm, stepFields] = useSchemaForm(ChooseIncidentSchema, {
+    id: 'link-incident-step',
+    lastResult: actionData?.step === 'choose' ? actionData.result : undefined,
+    defaultValue: { incident, q: query },
+  })
+  const hidden = (
+    <>
+      {fields.map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      {returnTo ? <input type="hidden" name="returnTo" value={returnTo} /> : null}
+    </>
+  )
+  // Plain radios, not conform's collection props: the choice is not `required` natively, so a
+  // post without one reaches the server and its reply says what is missing.
+  const radios = new Map([...incidents.map((option) => option.id), NEW_OPTION].map((value) => [value, { name: stepFields.incident.name, value, defaultChecked: incident === value }]))
 
   return (
     <UrlDialog title="Link to Incident" closeTo={closeTo} size="medium" testId="link-to-incident-dialog">
-      <Form method="get" className="flex flex-col gap-3" data-testid="link-incident-step" preventScrollReset replace>
-        {fields.map(([name, value]) => (
-          <input key={name} type="hidden" name={name} value={value} />
-        ))}
-        {returnTo ? <input type="hidden" name="returnTo" value={returnTo} /> : null}
-        <div className="flex flex-col gap-1.5">
-          <Label htmlFor="link-incident-search">Incident</Label>
-          <div className="flex gap-2">
-            <Input
-              id="link-incident-search"
-              name="q"
-              type="search"
-              defaultValue={query}
-              placeholder="Search incidents"
-              data-testid="link-incident-search"
-              onChange={(event) => {
-                if (!isHydrated) return
-                const form = event.currentTarget.form
-                if (timer.current) clearTimeout(timer.current)
-                timer.current = setTimeout(() => form && submit(form, { replace: true, preventScrollReset: true }), 100)
-              }}
-            />
-            <Button type="submit" variant="outline" name="incident" value="" data-testid="link-incident-search-submit">
-              <Search aria-hidden="true" />
-              Search
-            </Button>
-          </div>
+      {/* Searching is a GET like any filter (a new search clears the choice); choosing posts. */}
+      <Form method="get" className="flex flex-col gap-1.5" data-testid="link-incident-search-form" preventScrollReset replace>
+        {hidden}
+        <Label htmlFor="link-incident-search">Incident</Label>
+        <div className="flex gap-2">
+          <Input
+            id="link-incident-search"
+            name="q"
+            type="search"
+            defaultValue={query}
+            placeholder="Search incidents"
+            data-testid="link-incident-search"
+            onChange={(event) => {
+              if (!isHydrated) return
+              const form = event.currentTarget.form
+              if (timer.current) clearTimeout(timer.current)
+              timer.current = setTimeout(() => form && submit(form, { replace: true, preventScrollReset: true }), 100)
+            }}
+          />
+          <Button type="submit" variant="outline" data-testid="link-incident-search-submit">
+            <Search aria-hidden="true" />
+            Search
+          </Button>
         </div>
-        <IncidentChoices incidents={incidents} radios={radios} />
+      </Form>
+      <Form method="post" {...getFormProps(stepForm)} className="flex flex-col gap-3" data-testid="link-incident-step" preventScrollReset>
+        {hidden}
+        <input type="hidden" name="intent" value="choose" />
+        <input type="hidden" name="q" value={query} />
+        <IncidentChoices incidents={incidents} radios={radios} errors={stepFields.incident.errors} />
         <div>
           <Button type="submit" variant="secondary" size="sm" data-testid="link-incident-choose">
             Choose incident
@@ -111,7 +144,7 @@ export default function LinkToIncidentRoute() {
           hypotheses={hypotheses}
           description={target.description}
           closeTo={closeTo}
-          result={actionData?.result}
+          result={actionData?.step === 'link' ? actionData.result : undefined}
         />
       ) : null}
     </UrlDialog>

@@ -22,6 +22,48 @@ function history(page: Page, type: string) {
   return page.getByTestId('history').locator(`[data-history-type="${type}"]`)
 }
 
+const api = { authorization: `Bearer ${E2E_TOKEN}` }
+
+/** The person the bootstrap token acts as (it is the 'System' person the journeys sign in as). */
+async function getSystemPersonId(page: Page): Promise<string> {
+  const response = await page.request.get('/api/db/people?name=eq.System&select=id', { headers: api })
+  expect(response.ok()).toBe(true)
+  const rows = (await response.json()) as Array<{ id: string }>
+  expect(rows).toHaveLength(1)
+  return rows[0]!.id
+}
+
+/** Incidents written through the API the way any client writes them; answers their ids in order. */
+async function createIncidents(page: Page, rows: Array<{ title: string; severity: string; status: string }>): Promise<string[]> {
+  const createdBy = await getSystemPersonId(page)
+  const response = await page.request.post('/api/db/incidents?select=id', {
+    headers: { ...api, prefer: 'return=representation' },
+    data: rows.map((row) => ({ ...row, type: 'availability', description: '', created_by: createdBy, commander_id: createdBy, communicator_id: createdBy })),
+  })
+  expect(response.status(), await response.text()).toBe(201)
+  return ((await response.json()) as Array<{ id: string }>).map((row) => row.id)
+}
+
+/** The badge levels of the list's rows (001 §4: Critical 4, Blocker 3, High 2, Medium 1, Low 0). */
+async function severityLevels(page: Page): Promise<number[]> {
+  const levels = ['Low', 'Medium', 'High', 'Blocker', 'Critical']
+  return (await page.getByTestId('incident-row').getByTestId('severity-badge').allTextContents()).map((text) => levels.indexOf(text.trim()))
+}
+
+const STATUS_ORDER = ['New', 'Open', 'Investigating', 'Mitigated', 'Resolved', 'Closed']
+
+async function statusRanks(page: Page): Promise<number[]> {
+  return (await page.getByTestId('incident-row').getByTestId('status-badge').allTextContents()).map((text) => STATUS_ORDER.indexOf(text.trim()))
+}
+
+function isSorted(values: number[], direction: 'asc' | 'desc'): boolean {
+  return values.every((value, index) => index === 0 || (direction === 'asc' ? values[index - 1]! <= value : values[index - 1]! >= value))
+}
+
+async function waitForHydration(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true')
+}
+
 test.describe('incidents', () => {
   test('create, respond, hypothesise, attach a failing check, define done, comment and resolve', { tag: '@smoke' }, async ({ page }, testInfo) => {
     test.setTimeout(120_000)
@@ -196,5 +238,150 @@ test.describe('incidents', () => {
     expect(page.url()).toBe(incidentUrl)
     expect(posts).toEqual([])
     expect(await isValueMissing(page, 'comment-text')).toBe(true)
+  })
+
+  test('severity and status sort by rank over the whole list, page after page', async ({ page }, testInfo) => {
+    test.setTimeout(90_000)
+    const tag = `Ranked ${testInfo.project.name} ${Date.now()}`
+    const severities = ['info', 'warning', 'low', 'Medium', 'high', 'blocker', 'critical']
+    const statuses = ['new', 'open', 'investigating', 'mitigated', 'resolved', 'closed']
+    // 60 rows: more than one page of 50, so the order must come from the database, not the page.
+    await createIncidents(
+      page,
+      Array.from({ length: 60 }, (_, index) => ({ title: `${tag} ${index}`, severity: severities[index % severities.length]!, status: statuses[index % statuses.length]! })),
+    )
+    await signInWithToken(page, `/incidents?search=${encodeURIComponent(tag)}`)
+    await expect(page.getByTestId('incident-row')).toHaveCount(50)
+
+    // The Severity header is a link (no JavaScript needed): ascending, then descending.
+    await page.getByTestId('sort-severity').click()
+    await expect(page).toHaveURL(/sortBy=severity&sortDesc=false/)
+    await expect(page.getByTestId('incident-row').first().getByTestId('severity-badge')).toHaveText('Low')
+    expect(isSorted(await severityLevels(page), 'asc')).toBe(true)
+    await page.getByTestId('sort-severity').click()
+    await expect(page).toHaveURL(/sortBy=severity&sortDesc=true/)
+    await expect(page.getByTestId('incident-row').first().getByTestId('severity-badge')).toHaveText('Critical')
+    const firstPage = await severityLevels(page)
+    expect(firstPage).toHaveLength(50)
+    expect(isSorted(firstPage, 'desc')).toBe(true)
+    // Blocker and critical rank above high, which ranks above medium (alphabetical would put blocker first and high after critical).
+    expect(firstPage.slice(0, 9)).toEqual(Array(9).fill(4))
+    expect(firstPage.slice(9, 18)).toEqual(Array(9).fill(3))
+    await page.getByTestId('pagination-next').click()
+    await expect(page).toHaveURL(/page=2/)
+    await expect(page.getByTestId('incident-row')).toHaveCount(10)
+    const secondPage = await severityLevels(page)
+    expect(isSorted([...firstPage, ...secondPage], 'desc')).toBe(true)
+
+    // Status follows the spec's order: new, open, investigating, mitigated, resolved, closed.
+    await page.getByTestId('sort-status').click()
+    await expect(page).toHaveURL(/sortBy=status&sortDesc=false/)
+    await expect(page.getByTestId('incident-row').first().getByTestId('status-badge')).toHaveText('New')
+    const statusPage = await statusRanks(page)
+    expect(isSorted(statusPage, 'asc')).toBe(true)
+    await page.getByTestId('pagination-next').click()
+    await expect(page.getByTestId('incident-row')).toHaveCount(10)
+    expect(await statusRanks(page)).toEqual(Array(10).fill(5))
+  })
+
+  test('the timeline names who did what, comments by anyone included; commander once; IDs and dates on one line', async ({ page }, testInfo) => {
+    test.setTimeout(90_000)
+    const title = `Timeline ${testInfo.project.name} ${Date.now()}`
+    const [id] = await createIncidents(page, [{ title, severity: 'high', status: 'open' }])
+    await signInWithToken(page, `/incidents/${id}`)
+    await expect(page.getByTestId('incident-title')).toHaveText(title)
+    const hasJs = testInfo.project.name === 'js'
+    if (hasJs) await waitForHydration(page)
+
+    await page.getByTestId('responder-select').selectOption({ label: 'Payments' })
+    await page.getByTestId('add-responder-submit').click()
+    await expect(page.getByTestId('responder')).toHaveCount(1)
+    await page.getByTestId('add-root-title').fill('Cache stampede')
+    await page.getByTestId('add-root-submit').click()
+    await expect(page.getByTestId('hypothesis-root').getByTestId('hypothesis-title')).toHaveText('Cache stampede')
+    // System is not a responder here: the database writes no history row for this comment.
+    await page.getByTestId('comment-text').fill('Looking into the cache hit rate.')
+    await page.getByTestId('comment-submit').click()
+    await expect(page.getByTestId('comment')).toHaveCount(1)
+    await page.getByTestId('status-select').selectOption('mitigated')
+    await page.getByTestId('status-submit').click()
+    await expect(page.getByTestId('incident-header').getByTestId('status-badge')).toHaveText('Mitigated')
+
+    await expect(history(page, 'incident.created')).toContainText(/^System created the incident INC-\d+/)
+    await expect(history(page, 'responder.created')).toContainText('System added Payments as a responder')
+    await expect(history(page, 'hypothesis.created')).toContainText('System added the root hypothesis “Cache stampede”')
+    await expect(history(page, 'comment')).toContainText('System commented: Looking into the cache hit rate.')
+    await expect(history(page, 'incident.status_updated')).toContainText('System changed the status to Mitigated')
+    await expect(page.getByTestId('history-entry')).toHaveCount(5)
+
+    // The commander and the communicator each appear once (in the form that changes them).
+    const header = page.getByTestId('incident-header')
+    await expect(header.locator('dt, label').filter({ hasText: /^\s*Commander/ })).toHaveCount(1)
+    await expect(header.locator('dt, label').filter({ hasText: /^\s*Communicator/ })).toHaveCount(1)
+
+    // IDs and dates keep to one line.
+    const whiteSpace = (locator: ReturnType<Page['getByTestId']>) => locator.evaluate((element) => getComputedStyle(element).whiteSpace)
+    expect(await whiteSpace(page.getByTestId('incident-id'))).toBe('nowrap')
+    for (const time of await page.getByTestId('history-time').all()) expect(await whiteSpace(time)).toBe('nowrap')
+    await page.goto(`/incidents?search=${encodeURIComponent(title)}`)
+    await expect(page.getByTestId('incident-row')).toHaveCount(1)
+    expect(await whiteSpace(page.getByTestId('incident-row').getByTestId('incident-id'))).toBe('nowrap')
+    expect(await whiteSpace(page.getByTestId('incident-row').getByTestId('incident-created'))).toBe('nowrap')
+  })
+
+  test('link-to-incident step one says what is missing; a failed create leaves no ?index in the URL', async ({ page }, testInfo) => {
+    const hasJs = testInfo.project.name === 'js'
+    const checkId = await getFailingCheckId(page)
+    const linkUrl = `/incidents/link?type=check&check_id=${checkId}&description=refunds&returnTo=%2Fhealth`
+    await signInWithToken(page, linkUrl)
+    if (hasJs) await waitForHydration(page)
+    await page.getByTestId('link-incident-choose').click()
+    // The message is inline (a reply with JS off, the same schema in the browser with JS on); the URL holds no error.
+    await expect(page.getByTestId('link-incident-options')).toContainText('Must select or create an incident')
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(linkUrl)
+    await page.getByTestId('link-incident-new').click()
+    await page.getByTestId('link-incident-choose').click()
+    await expect(page.getByTestId('link-new-incident')).toBeVisible()
+    await expect(page.getByTestId('link-incident-options')).not.toContainText('Must select or create an incident')
+    expect(page.url()).toContain('incident=new')
+
+    // Create incident: a title of spaces passes the browser's `required` but not the schema.
+    await page.goto('/incidents?dialog=new')
+    if (hasJs) await waitForHydration(page)
+    await page.getByTestId('incident-title').fill('   ')
+    await page.getByTestId('incident-type').selectOption('availability')
+    await page.getByTestId('incident-severity').selectOption('low')
+    await page.getByTestId('create-incident-submit').click()
+    await expect(page.getByTestId('create-incident-dialog')).toContainText('This field is required')
+    expect(page.url()).not.toContain('index')
+    expect(new URL(page.url()).pathname).toBe('/incidents')
+    // The dialog is still the URL's: a reload keeps it open.
+    expect(new URL(page.url()).searchParams.get('dialog')).toBe('new')
+  })
+
+  test('Escape closes the create and link-to-incident dialogs and gives focus back to what opened them', async ({ page }, testInfo) => {
+    test.skip(testInfo.project.name !== 'js', 'Escape and focus are JavaScript behaviour; without it the dialogs close through their links')
+    await signInWithToken(page, '/incidents')
+    await waitForHydration(page)
+    await page.getByTestId('create-incident-open').click()
+    await expect(page.getByTestId('create-incident-dialog')).toBeVisible()
+    await page.keyboard.press('Escape')
+    await expect(page.getByTestId('create-incident-dialog')).toHaveCount(0)
+    await expect(page).not.toHaveURL(/dialog=new/)
+    await expect(page.getByTestId('create-incident-open')).toBeFocused()
+
+    const checkId = await getFailingCheckId(page)
+    await page.goto(`/health?checkId=${checkId}&timeRange=1h`)
+    await expect(page.getByTestId('attach-evidence')).toHaveAttribute('data-hydrated', 'true')
+    await page.getByTestId('attach-evidence').click()
+    const dialog = page.getByTestId('link-to-incident-dialog')
+    await expect(dialog).toBeVisible()
+    await expect(dialog.getByTestId('link-incident-options')).toContainText('Create new incident')
+    await page.screenshot({ path: 'test-results/screenshots/link-to-incident-dialog.png' })
+    await page.keyboard.press('Escape')
+    await expect(dialog).toHaveCount(0)
+    // The check panel under it stays open: Escape closed the topmost layer only.
+    await expect(page).toHaveURL(new RegExp(`checkId=${checkId}`))
+    await expect(page.getByTestId('attach-evidence')).toBeFocused()
   })
 })

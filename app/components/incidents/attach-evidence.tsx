@@ -1,6 +1,6 @@
 import { Link, useLocation, useRouteLoaderData } from '@remix-run/react'
 import { Paperclip } from '#app/components/ui/icons.tsx'
-import { lazy, Suspense, useState } from 'react'
+import { lazy, Suspense, useRef, useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { cn } from '#app/lib/cn.ts'
@@ -41,6 +41,12 @@ export function LinkToIncident({
   const isHydrated = useHydrated()
   const [isOpen, setOpen] = useState(false)
   const [linked, setLinked] = useState<{ incidentId: string; message: string } | null>(null)
+  // Closing the dialog gives focus back to the button that opened it.
+  const opener = useRef<HTMLAnchorElement>(null)
+  const close = () => {
+    setOpen(false)
+    opener.current?.focus()
+  }
   // The layout lists Incidents only while the feature is on; the caller's `canLink` says write access.
   const layout = useRouteLoaderData<ConsoleLayoutData>('routes/_console')
   const isFeatureOn = layout ? layout.sidebar.main.some((entry) => entry.name === 'incidents') : true
@@ -49,6 +55,7 @@ export function LinkToIncident({
   return (
     <>
       <Link
+        ref={opener}
         to={getLinkPageHref(target, returnTo)}
         className={cn(buttonVariants({ variant: 'outline', size: 'sm' }), className)}
         data-testid="attach-evidence"
@@ -73,10 +80,10 @@ export function LinkToIncident({
           {isOpen ? (
             <LinkToIncidentPopup
               target={target}
-              onClose={() => setOpen(false)}
+              onClose={close}
               onDone={(result) => {
                 // Success and failure both close and reset the dialog (001 §2).
-                setOpen(false)
+                close()
                 if (result) setLinked(result)
                 onLinked?.(Boolean(result))
               }}

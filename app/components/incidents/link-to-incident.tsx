@@ -68,14 +68,31 @@ export function LinkToIncidentPopup({
 }
 
 function LinkDialogFrame({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+  const dialog = useRef<HTMLElement>(null)
+  const close = useRef(onClose)
+  close.current = onClose
   useEffect(() => {
-    const handleKey = (event: KeyboardEvent) => event.key === 'Escape' && onClose()
+    // Focus moves into the dialog when it opens (its opener gets it back on close).
+    dialog.current?.focus()
+    const handleKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return
+      event.preventDefault()
+      close.current()
+    }
     window.addEventListener('keydown', handleKey)
     return () => window.removeEventListener('keydown', handleKey)
-  }, [onClose])
+  }, [])
   return (
     <div className="fixed inset-0 z-50 flex items-start justify-center overflow-y-auto bg-black/40 p-4 pt-16">
-      <section role="dialog" aria-modal="true" aria-labelledby="link-dialog-title" data-testid="link-to-incident-dialog" className="w-full max-w-2xl rounded-lg border bg-card shadow-lg">
+      <section
+        ref={dialog}
+        tabIndex={-1}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="link-dialog-title"
+        data-testid="link-to-incident-dialog"
+        className="w-full max-w-2xl rounded-lg border bg-card shadow-lg outline-none"
+      >
         <header className="flex items-center gap-2 border-b px-4 py-3">
           <h2 id="link-dialog-title" className="flex-1 text-base font-semibold">
             {title}
