@@ -11,6 +11,7 @@ import {
 import { getPreferences, serializePreferences } from '#app/lib/preferences.server.ts'
 import { backendVersionOf } from '#app/lib/about.server.ts'
 import { formatVersionLine } from '#app/lib/version.ts'
+import { action } from '#app/routes/resources.preferences.ts'
 
 const NOW = new Date('2026-08-21T12:00:00Z')
 
@@ -126,5 +127,30 @@ describe('the version line', () => {
   it("states Lookout's version with the compatible console version, and NA without a backend", () => {
     expect(formatVersionLine('0.1.0', 'v0.0.1234')).toBe('Frontend: 0.1.0 (compatible with 1.4.48), Backend: v0.0.1234')
     expect(formatVersionLine('0.1.0', null)).toBe('Frontend: 0.1.0 (compatible with 1.4.48), Backend: NA')
+  })
+})
+
+describe('the preferences action', () => {
+  const post = (fields: Record<string, string>) =>
+    action({ request: new Request('http://localhost/resources/preferences', { method: 'POST', body: new URLSearchParams(fields) }), context: {} as never, params: {} })
+
+  it('stores the choices and sends a plain form post back where it came from', async () => {
+    const response = (await post({ cardWidth: '300', dateTimeFormat: 'full', timeZone: 'Asia/Tokyo', redirectTo: '/incidents?status=open' })) as Response
+    expect(response.status).toBe(303)
+    expect(response.headers.get('location')).toBe('/incidents?status=open')
+    const cookie = response.headers.get('set-cookie')!.split(';')[0]!
+    expect(getPreferences(new Request('http://localhost/', { headers: { cookie } }))).toMatchObject({ cardWidth: 300, dateTimeFormat: 'full', timeZone: 'Asia/Tokyo' })
+  })
+
+  it('never redirects off-site', async () => {
+    const response = (await post({ cardWidth: '300', dateTimeFormat: 'full', timeZone: 'UTC', redirectTo: '//evil.example' })) as Response
+    expect(response.headers.get('location')).toBe('/')
+  })
+
+  it('answers a hand-made request with a value no control offers with 400 and the field errors, storing nothing', async () => {
+    const result = (await post({ cardWidth: '1000', dateTimeFormat: 'weekly', timeZone: 'Nowhere/Else' })) as unknown as { init: ResponseInit; data: { error: Record<string, string[]> } }
+    expect(result.init.status).toBe(400)
+    expect(result.data.error).toMatchObject({ cardWidth: ['Card width is at most 768'], dateTimeFormat: ['Choose short, medium, full or timestamp'], timeZone: ['Unknown timezone'] })
+    expect(new Headers(result.init.headers).get('set-cookie')).toBeNull()
   })
 })
