@@ -1,4 +1,5 @@
 import { stringify } from 'yaml'
+import { z } from 'zod'
 
 /**
  * The health check editor's type grid and per-type forms (spec 002 §2 "Resource editor"): each
@@ -159,9 +160,15 @@ export function getCheckTypeForm(type: string | null | undefined): CheckTypeForm
   return CHECK_TYPE_FORMS.find((form) => form.type === type)
 }
 
-/** The fields every type's form starts with: the canary's and the check's own. */
-export const COMMON_FIELDS = ['name', 'namespace', 'schedule', 'checkName'] as const
 export const DEFAULT_SCHEDULE = '@every 5m'
+
+/** The fields every type's form starts with: the canary's and the check's own. */
+export const COMMON_CHECK_FIELDS: readonly CheckField[] = [
+  { name: 'name', label: 'Name', kind: 'text', required: true, placeholder: 'my-canary' },
+  { name: 'namespace', label: 'Namespace', kind: 'text', placeholder: 'default' },
+  { name: 'schedule', label: 'Schedule', kind: 'text', placeholder: DEFAULT_SCHEDULE, help: 'Cron or @every 30s.' },
+  { name: 'checkName', label: 'Check name', kind: 'text', placeholder: 'the canary name' },
+]
 
 export type CheckFormValues = Record<string, string>
 export type CheckFormErrors = Record<string, string>
@@ -198,6 +205,13 @@ function readField(field: CheckField, raw: string): { value: unknown; error?: st
   return { value: raw }
 }
 
+/** Why an answer (as typed) is refused, or undefined. */
+function fieldIssue(field: CheckField, raw: string | undefined): string | undefined {
+  const text = (raw ?? '').trim()
+  if (!text) return field.required ? `${field.label} is required.` : undefined
+  return readField(field, text).error
+}
+
 /** The canary a type form describes, every answer in its best reading, with the refusals. */
 function readCanary(form: CheckTypeForm, values: CheckFormValues, fallbackCheckName: string) {
   const text = (name: string) => (values[name] ?? '').trim()
@@ -205,13 +219,9 @@ function readCanary(form: CheckTypeForm, values: CheckFormValues, fallbackCheckN
   const check: Record<string, unknown> = { name: text('checkName') || text('name') || fallbackCheckName }
   for (const field of form.fields) {
     const raw = text(field.name)
-    if (!raw) {
-      if (field.required) errors[field.name] = `${field.label} is required.`
-      continue
-    }
-    const read = readField(field, raw)
-    if (read.error) errors[field.name] = read.error
-    setPath(check, field.name, read.value)
+    const issue = fieldIssue(field, raw)
+    if (issue) errors[field.name] = issue
+    if (raw) setPath(check, field.name, readField(field, raw).value)
   }
   const document = {
     apiVersion: 'canaries.flanksource.com/v1',
@@ -229,7 +239,8 @@ function readCanary(form: CheckTypeForm, values: CheckFormValues, fallbackCheckN
  */
 export function canaryFromForm(form: CheckTypeForm, values: CheckFormValues): { ok: true; document: Record<string, unknown> } | { ok: false; errors: CheckFormErrors } {
   const { document, errors } = readCanary(form, values, '')
-  if (!(values.name ?? '').trim()) errors.name = 'Name is required.'
+  const nameIssue = fieldIssue(COMMON_CHECK_FIELDS[0]!, values.name)
+  if (nameIssue) errors.name = nameIssue
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, document }
 }
 
@@ -264,4 +275,64 @@ export function formFieldOfPath(form: CheckTypeForm, path: string): string | nul
     (candidate) => rest === candidate.name || rest.startsWith(`${candidate.name}.`) || rest.startsWith(`${candidate.name}[`) || candidate.name.startsWith(`${rest}.`),
   )
   return field ? field.name : null
+}
+
+// ---------------------------------------------------------------------------------------------
+// The type form as a conform + zod form
+
+/** The form's two submit buttons: Create, and 'Edit as YAML' (which carries the answers to the Code tab unchecked). */
+export const CHECK_FORM_INTENTS = ['create-from-form', 'form-to-code'] as const
+export type CheckFormIntent = (typeof CHECK_FORM_INTENTS)[number]
+
+export function isCheckFormIntent(value: unknown): value is CheckFormIntent {
+  return (CHECK_FORM_INTENTS as readonly unknown[]).includes(value)
+}
+
+/** The form's answers as posted; a dotted field (`test.expr`) arrives nested, as conform reads names. */
+function answersShape(fields: readonly CheckField[]): z.ZodRawShape {
+  const shape: Record<string, z.ZodTypeAny> = {}
+  const nested = new Map<string, CheckField[]>()
+  for (const field of fields) {
+    const [head, ...rest] = field.name.split('.')
+    if (rest.length === 0) shape[head!] = z.string().max(10_000).optional()
+    else nested.set(head!, [...(nested.get(head!) ?? []), { ...field, name: rest.join('.') }])
+  }
+  for (const [head, inner] of nested) shape[head] = z.object(answersShape(inner)).optional()
+  return shape
+}
+
+/** The parsed answers back as one string per field name (`test.expr`), as the canary builder reads them. */
+export function flattenCheckFormValues(value: Record<string, unknown>, prefix = ''): CheckFormValues {
+  const values: CheckFormValues = {}
+  for (const [key, entry] of Object.entries(value)) {
+    if (!prefix && (key === 'intent' || key === 'checkType')) continue
+    if (typeof entry === 'string') values[`${prefix}${key}`] = entry
+    else if (entry && typeof entry === 'object' && !Array.isArray(entry)) Object.assign(values, flattenCheckFormValues(entry as Record<string, unknown>, `${prefix}${key}.`))
+  }
+  return values
+}
+
+/**
+ * One type form's schema. Create checks every answer (required fields, numbers, lists, choices)
+ * with the messages the canary builder uses; 'Edit as YAML' takes the answers as they are. The
+ * intent defaults to Create, so revalidating while typing (no button pressed) checks as Create
+ * would. The canary validation the API applies is the action's, as issues on the same fields.
+ */
+export function checkTypeFormSchema(form: CheckTypeForm) {
+  const fields = [...COMMON_CHECK_FIELDS, ...form.fields]
+  return z
+    .object({ intent: z.enum(CHECK_FORM_INTENTS).default('create-from-form'), checkType: z.literal(form.type), ...answersShape(fields) })
+    .superRefine((value, ctx) => {
+      if (value.intent !== 'create-from-form') return
+      const values = flattenCheckFormValues(value)
+      for (const field of fields) {
+        const message = fieldIssue(field, values[field.name])
+        if (message) ctx.addIssue({ code: z.ZodIssueCode.custom, path: field.name.split('.'), message })
+      }
+    })
+}
+
+/** The browser's own checks for a type form: its required fields, before JavaScript loads. */
+export function checkTypeFormConstraint(form: CheckTypeForm): Record<string, { required: boolean }> {
+  return Object.fromEntries([...COMMON_CHECK_FIELDS, ...form.fields].map((field) => [field.name, { required: Boolean(field.required) }]))
 }

@@ -5,9 +5,10 @@ import { CanaryValidationError, parseCanaryObject } from '#contract/canary/canar
 import {
   createPayload,
   JOB_HISTORY_PAGE_SIZE,
-  SETTINGS_LIST_LIMIT,
   updatePayload,
   type JobHistoryRow,
+  type ResourceListColumn,
+  type ResourceListSearch,
   type ResourceKind,
   type ResourcePayload,
   type ResourceRow,
@@ -23,18 +24,37 @@ export function isResourceId(id: string | undefined): id is string {
   return Boolean(id && isUuid(id))
 }
 
-/** The list read of spec 000 §5 / http-api §4.7: live rows, newest first, at most 100. */
-export async function listResources(args: ApiArgs, kind: ResourceKind): Promise<ResourceRow[]> {
-  const rows = requireData(
-    await dbClient(args)
-      .from(kind.listRelation)
-      .select('*')
-      .is('deleted_at', null)
+/** The column each sortable list column orders by. */
+const LIST_ORDER: Record<ResourceListColumn, string> = {
+  name: 'name',
+  namespace: 'namespace',
+  source: 'source',
+  status: 'job_status',
+  updated_at: 'updated_at',
+  created_at: 'created_at',
+}
+
+/**
+ * One page of the list of spec 000 §5 / http-api §4.7: live rows, newest first unless the URL
+ * sorts by a column, with the total from the API's count. A page past the end shows the first.
+ */
+export async function listResources(args: ApiArgs, kind: ResourceKind, search: ResourceListSearch): Promise<{ rows: ResourceRow[]; total: number; page: number }> {
+  const read = (page: number) => {
+    const from = (page - 1) * search.pageSize
+    let query = dbClient(args).from(kind.listRelation).select('*', { count: 'exact' }).is('deleted_at', null)
+    if (search.sortBy) query = query.order(LIST_ORDER[search.sortBy], { ascending: !search.sortDesc, nullsFirst: false })
+    return query
       .order('created_at', { ascending: false })
-      .limit(SETTINGS_LIST_LIMIT)
-      .returns<ResourceRow[]>(),
-  )
-  return rows ?? []
+      .order('id')
+      .range(from, from + search.pageSize - 1)
+      .returns<ResourceRow[]>()
+  }
+  try {
+    return { ...requirePage(await read(search.page)), page: search.page }
+  } catch (error) {
+    if (!(error instanceof GatewayError) || error.status !== 416 || search.page === 1) throw error
+    return { ...requirePage(await read(1)), page: 1 }
+  }
 }
 
 /** The full row (with spec), or null when there is no live resource with that id. */

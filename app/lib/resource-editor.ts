@@ -1,4 +1,5 @@
 import { stringify } from 'yaml'
+import { z } from 'zod'
 import { parseYamlDocuments, YamlInputError, type YamlDocument } from '#contract/yaml-input.ts'
 import type { Resource } from './access.ts'
 import type { Feature } from './features.ts'
@@ -112,7 +113,58 @@ export function getEditorKind(table: string | undefined): ResourceKind | null {
   return RESOURCE_KINDS[table as ResourceTable]
 }
 
+/** The list's default page size: the platform's settings lists read 100 rows (http-api §4.7). */
 export const SETTINGS_LIST_LIMIT = 100
+export const RESOURCE_LIST_PAGE_SIZES = [50, SETTINGS_LIST_LIMIT, 200] as const
+
+// ---------------------------------------------------------------------------------------------
+// The list's URL state
+
+/** The list's sortable columns; `status` is the last job's, which only `*_with_status` views carry. */
+export type ResourceListColumn = 'name' | 'namespace' | 'source' | 'status' | 'updated_at' | 'created_at'
+
+export function hasJobStatus(kind: Pick<ResourceKind, 'listRelation'>): boolean {
+  return kind.listRelation.endsWith('_with_status')
+}
+
+export function resourceListColumns(kind: Pick<ResourceKind, 'namespaced' | 'listRelation'>): ResourceListColumn[] {
+  return ['name', ...(kind.namespaced ? (['namespace'] as const) : []), 'source', ...(hasJobStatus(kind) ? (['status'] as const) : []), 'updated_at', 'created_at']
+}
+
+export type ResourceListSearch = {
+  /** null: the platform's order, newest first. */
+  sortBy: ResourceListColumn | null
+  sortDesc: boolean
+  page: number
+  pageSize: number
+}
+
+/**
+ * The search parameters of /settings/{table}: sort column and direction, page and page size,
+ * one schema per kind (a column the kind lacks is no sort). Each bad value falls back to its
+ * default, so any URL renders the list.
+ */
+export function parseResourceListSearch(kind: Pick<ResourceKind, 'namespaced' | 'listRelation'>, params: URLSearchParams): ResourceListSearch {
+  const columns = resourceListColumns(kind) as [ResourceListColumn, ...ResourceListColumn[]]
+  const schema = z.object({
+    sortBy: z.enum(columns).nullable().catch(null),
+    sortDesc: z
+      .string()
+      .nullable()
+      .transform((value) => value === 'true'),
+    page: z
+      .string()
+      .regex(/^\d{1,6}$/)
+      .transform(Number)
+      .pipe(z.number().min(1))
+      .catch(1),
+    pageSize: z.coerce
+      .number()
+      .refine((value) => (RESOURCE_LIST_PAGE_SIZES as readonly number[]).includes(value))
+      .catch(SETTINGS_LIST_LIMIT),
+  })
+  return schema.parse({ sortBy: params.get('sortBy'), sortDesc: params.get('sortDesc'), page: params.get('page'), pageSize: params.get('pageSize') })
+}
 export const JOB_HISTORY_PAGE_SIZE = 150
 export const DELETE_CONFIRMATION = 'Are you sure you want to delete this resource?'
 
@@ -191,6 +243,38 @@ export function newResourceYaml(kind: ResourceKind): string {
 }
 
 export type EditorField = 'name' | 'namespace' | 'spec'
+
+// ---------------------------------------------------------------------------------------------
+// The editor's forms
+
+export const EMPTY_SPEC = 'The spec is empty.'
+
+/**
+ * The Spec tab's form: name and namespace (or metadata in the YAML) and the YAML itself, which
+ * the browser requires before JavaScript loads. Parsing the YAML, the name rules and the API's
+ * spec validation are the action's checks (`buildPayload`, the write), shown on these fields.
+ */
+export const ResourceFormSchema = z.object({
+  intent: z.literal('save'),
+  name: z.string().trim().max(253, 'The name must be at most 253 characters.').optional(),
+  namespace: z.string().trim().max(253, 'The namespace must be at most 253 characters.').optional(),
+  yaml: z.string({ required_error: EMPTY_SPEC }).refine((text) => text.trim() !== '', EMPTY_SPEC),
+})
+
+export const DeleteResourceSchema = z.object({ intent: z.literal('delete') })
+
+const unknownAction = { errorMap: () => ({ message: 'Unknown action.' }) }
+
+/** An existing resource's page: save the spec, or delete (from the confirm dialog). */
+export const ResourceActionSchema = z.discriminatedUnion('intent', [ResourceFormSchema, DeleteResourceSchema], unknownAction)
+
+/** A new resource's YAML form: there is nothing to delete yet. */
+export const NewResourceActionSchema = z.discriminatedUnion('intent', [ResourceFormSchema], unknownAction)
+
+/** The form field an editor error is shown on: the spec's is the YAML editor. */
+export function formFieldOfEditorError(field: EditorField): 'name' | 'namespace' | 'yaml' {
+  return field === 'spec' ? 'yaml' : field
+}
 export type EditorError = { field: EditorField; message: string; line?: number }
 
 export type ParsedYaml = {

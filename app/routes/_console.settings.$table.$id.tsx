@@ -1,3 +1,5 @@
+import type { SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
@@ -5,19 +7,22 @@ import { ConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { JobHistory } from '#app/components/resource-editor/job-history.tsx'
-import { ResourceForm, type FormFailure } from '#app/components/resource-editor/resource-form.tsx'
+import { ResourceForm, type SpecErrorDetail } from '#app/components/resource-editor/resource-form.tsx'
 import { ResourceTabs } from '#app/components/resource-editor/resource-tabs.tsx'
 import { CheckTypeFormView, CheckTypeGrid, CheckTypeTabs } from '#app/components/resource-editor/check-type-picker.tsx'
 import { SourceNotice } from '#app/components/resource-editor/source-notice.tsx'
 import { Toast } from '#app/components/toast.tsx'
 import { hasAccess } from '#app/lib/access.ts'
-import { canaryFromForm, canaryYamlFromForm, CUSTOM_CHECK_TYPE, getCheckTypeForm, type CheckFormErrors, type CheckFormValues } from '#app/lib/canary-check-forms.ts'
+import { canaryFromForm, canaryYamlFromForm, checkTypeFormSchema, CUSTOM_CHECK_TYPE, flattenCheckFormValues, getCheckTypeForm, isCheckFormIntent } from '#app/lib/canary-check-forms.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import {
   buildPayload,
   DELETE_CONFIRMATION,
   getEditorKind,
+  formFieldOfEditorError,
   newResourceYaml,
+  NewResourceActionSchema,
+  ResourceActionSchema,
   sourceInfo,
   toResourceYaml,
   type JobHistoryRow,
@@ -82,9 +87,6 @@ function checkPickerOf(kind: ResourceKind, search: ResourceSearch): CheckPicker 
   if (!type || !getCheckTypeForm(type)) return { step: 'grid' }
   return { step: search.view === 'code' ? 'code' : 'form', type }
 }
-
-/** What a refused check type form hands back: its answers and the fields at fault. */
-type CheckFormFailure = { values: CheckFormValues; errors: CheckFormErrors; formError: string | null }
 
 function kindOf(table: string | undefined): ResourceKind {
   const kind = getEditorKind(table)
@@ -168,121 +170,162 @@ export async function loader(args: LoaderFunctionArgs) {
   )
 }
 
-type ActionResult = FormFailure & { checkForm?: CheckFormFailure; view?: 'code' }
-
-function refused(failure: ActionResult, status = 400) {
-  return data<ActionResult>(failure, { status })
+/** What the action hands back with a refusal: which form sent it, conform's reply, and the spec error's line and details. */
+type ActionAnswer = {
+  intent: string
+  result: SubmissionResult<string[]> | null
+  specDetail: SpecErrorDetail | null
+  /** 'Edit as YAML': the type form's answers as a canary, for the Code tab. */
+  view: 'code' | null
+  values: { yaml: string; name: string; namespace: string } | null
 }
 
-function formValues(form: FormData): CheckFormValues {
-  const values: CheckFormValues = {}
-  for (const [key, value] of form) if (typeof value === 'string' && key !== 'intent' && key !== 'checkType') values[key] = value
-  return values
-}
+type Done = { to: string; toast: string }
 
-/** A write the API refused, placed on the field it is about. */
-function apiRefusal(error: unknown, kind: ResourceKind, payload: ResourcePayload, values: FormFailure['values']) {
+/** The API's refusal of a write, on the field it is about, or for the form with the API's status. */
+function refuseWrite(ctx: z.RefinementCtx, error: unknown, kind: ResourceKind, payload: ResourcePayload, answer: { status: number; detail: SpecErrorDetail }, specPath: string[]) {
   const { message, details } = writeFailure(error, kind, payload)
   const status = error instanceof GatewayError ? error.status : 500
-  if (status === 409) return refused({ error: { field: 'name', message }, values })
-  if (status === 400 || status === 422) return refused({ error: { field: 'spec', message }, details, values })
-  return refused({ error: null, formError: message, values }, status >= 400 && status < 600 ? status : 502)
+  if (status === 409) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['name'], message })
+  else if (status === 400 || status === 422) {
+    answer.detail.details = details
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: specPath, message })
+  } else {
+    answer.status = status >= 400 && status < 600 ? status : 502
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message })
+  }
+  return z.NEVER
 }
 
+/**
+ * Saves (create or update) and deletes, one discriminated union by `intent`; the check type form
+ * posts its own intents to `checkFormAction`. YAML parsing, the name rules and the API's spec
+ * validation are checked here and come back as issues on the fields; a success redirects (303)
+ * with a toast.
+ */
 export async function action(args: ActionFunctionArgs) {
   const kind = kindOf(args.params.table)
   const session = await requireSettingsAccess(args, { feature: kind.feature, resource: kind.resource, access: 'write' })
   const id = args.params.id ?? ''
-  const form = await args.request.formData()
-  const intent = String(form.get('intent') ?? '')
-  const values = { yaml: String(form.get('yaml') ?? ''), name: String(form.get('name') ?? ''), namespace: String(form.get('namespace') ?? '') }
+  const formData = await args.request.formData()
+  const intent = formData.get('intent')
+  if (id === NEW_ID && isCheckFormIntent(intent)) return checkFormAction(args, kind, session.user.id, formData)
 
-  if (id === NEW_ID && (intent === 'create-from-form' || intent === 'form-to-code')) {
-    const checkForm = getCheckTypeForm(String(form.get('checkType') ?? ''))
-    if (kind.table !== 'canaries' || !checkForm) return refused({ error: null, formError: 'Unknown check type.', values })
-    const answers = formValues(form)
-    const names = { name: answers.name ?? '', namespace: answers.namespace ?? '' }
-    if (intent === 'form-to-code') return data<ActionResult>({ error: null, values: { ...names, yaml: canaryYamlFromForm(checkForm, answers) }, view: 'code' })
-    const fail = (errors: CheckFormErrors, formError: string | null = null, status = 400) =>
-      refused({ error: null, values: { ...names, yaml: '' }, checkForm: { values: answers, errors, formError } }, status)
-    const built = canaryFromForm(checkForm, answers)
-    if (!built.ok) return fail(built.errors)
-    const issues = checkFormIssues(checkForm, built.document)
-    if (Object.keys(issues.errors).length > 0 || issues.rest.length > 0) return fail(issues.errors, issues.rest.join('; ') || null)
-    const payload = buildPayload(kind, { ...names, yaml: stringify(built.document) })
-    if (!payload.ok) return fail(payload.error.field === 'spec' ? {} : { [payload.error.field]: payload.error.message }, payload.error.field === 'spec' ? payload.error.message : null)
-    let created: string | null
-    try {
-      created = await createResource(args, kind, payload.payload, session.user.id)
-    } catch (error) {
-      const { message } = writeFailure(error, kind, payload.payload)
-      const status = error instanceof GatewayError ? error.status : 500
-      return status === 409 ? fail({ name: message }, null, 409) : fail({}, message, status >= 400 && status < 600 ? status : 502)
-    }
-    throw redirect(created ? `/settings/${kind.table}/${created}` : `/settings/${kind.table}`, {
-      headers: { 'set-cookie': toastCookie(`${kind.singular} ${payload.payload.name} created successfully`) },
-    })
-  }
-
-  if (id === NEW_ID) {
-    if (intent !== 'save') return refused({ error: null, formError: 'Unknown action.', values })
-    const built = buildPayload(kind, values)
-    if (!built.ok) return refused({ error: built.error, values })
-    let created: string | null
-    try {
-      created = await createResource(args, kind, built.payload, session.user.id)
-    } catch (error) {
-      return apiRefusal(error, kind, built.payload, values)
-    }
-    throw redirect(created ? `/settings/${kind.table}/${created}` : `/settings/${kind.table}`, {
-      headers: { 'set-cookie': toastCookie(`${kind.singular} ${built.payload.name} created successfully`) },
-    })
-  }
-
-  const existing = await loadResource(args, kind, id).catch((error: unknown) => {
-    if (error instanceof GatewayError) throw errorResponse(error.status >= 400 ? error.status : 502, { message: error.message })
-    throw error
+  const existing =
+    id === NEW_ID
+      ? null
+      : await loadResource(args, kind, id).catch((error: unknown) => {
+          if (error instanceof GatewayError) throw errorResponse(error.status >= 400 ? error.status : 502, { message: error.message })
+          throw error
+        })
+  if (id !== NEW_ID && !existing) throw errorResponse(404, { message: 'No resources found' })
+  const info = existing ? sourceInfo(existing) : null
+  const name = existing ? String(existing.name ?? existing.id ?? '') : ''
+  const listHref = `/settings/${kind.table}`
+  const answer = { status: 400, detail: {} as SpecErrorDetail }
+  const submission = await parseWithZod(formData, {
+    async: true,
+    schema: (existing ? ResourceActionSchema : NewResourceActionSchema).transform(async (action, ctx): Promise<Done> => {
+      if (info?.readOnly) {
+        answer.status = 409
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `This resource was created by ${info.origin} and cannot be changed here.` })
+        return z.NEVER
+      }
+      if (action.intent === 'delete') {
+        try {
+          await deleteResource(args, kind, id)
+        } catch (error) {
+          if (!(error instanceof GatewayError)) throw error
+          answer.status = error.status >= 400 ? error.status : 502
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: error.message })
+          return z.NEVER
+        }
+        return { to: listHref, toast: `${kind.singular} ${name} deleted successfully` }
+      }
+      const built = buildPayload(kind, action, existing)
+      if (!built.ok) {
+        answer.detail.line = built.error.line ?? null
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: [formFieldOfEditorError(built.error.field)], message: built.error.message })
+        return z.NEVER
+      }
+      try {
+        if (existing) {
+          await updateResource(args, kind, id, built.payload)
+          return { to: `${listHref}/${id}`, toast: `${kind.singular} ${name} updated successfully` }
+        }
+        const created = await createResource(args, kind, built.payload, session.user.id)
+        return { to: created ? `${listHref}/${created}` : listHref, toast: `${kind.singular} ${built.payload.name} created successfully` }
+      } catch (error) {
+        return refuseWrite(ctx, error, kind, built.payload, answer, ['yaml'])
+      }
+    }),
   })
-  if (!existing) throw errorResponse(404, { message: 'No resources found' })
-  const info = sourceInfo(existing)
-  const name = existing.name ?? existing.id ?? ''
-  if (info.readOnly) {
-    return refused({ error: null, formError: `This resource was created by ${info.origin} and cannot be changed here.`, values }, 409)
+  if (submission.status !== 'success') {
+    return data<ActionAnswer>({ intent: String(intent ?? ''), result: submission.reply(), specDetail: answer.detail, view: null, values: null }, { status: answer.status })
   }
-  switch (intent) {
-    case 'save': {
-      const built = buildPayload(kind, values, existing)
-      if (!built.ok) return refused({ error: built.error, values })
-      try {
-        await updateResource(args, kind, id, built.payload)
-      } catch (error) {
-        return apiRefusal(error, kind, built.payload, values)
+  throw redirect(submission.value.to, { status: 303, headers: { 'set-cookie': toastCookie(submission.value.toast) } })
+}
+
+/**
+ * A health check type form: Create builds the canary from the answers and checks it with the
+ * Canary schema the API applies (each problem on its field); 'Edit as YAML' hands the answers
+ * to the Code tab as a canary document.
+ */
+async function checkFormAction(args: ActionFunctionArgs, kind: ResourceKind, userId: string, formData: FormData) {
+  const checkForm = kind.table === 'canaries' ? getCheckTypeForm(String(formData.get('checkType') ?? '')) : undefined
+  if (!checkForm) throw errorResponse(400, { message: 'Unknown check type.' })
+  const answer = { status: 400, detail: {} as SpecErrorDetail }
+  const addIssue = (ctx: z.RefinementCtx, field: string | null, message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, path: field ? field.split('.') : [], message })
+  const submission = await parseWithZod(formData, {
+    async: true,
+    schema: checkTypeFormSchema(checkForm).transform(async (value, ctx): Promise<Done | { values: NonNullable<ActionAnswer['values']> }> => {
+      const answers = flattenCheckFormValues(value)
+      const names = { name: (answers.name ?? '').trim(), namespace: (answers.namespace ?? '').trim() }
+      if (value.intent === 'form-to-code') return { values: { ...names, yaml: canaryYamlFromForm(checkForm, answers) } }
+      const built = canaryFromForm(checkForm, answers)
+      if (!built.ok) {
+        for (const [field, message] of Object.entries(built.errors)) addIssue(ctx, field, message)
+        return z.NEVER
       }
-      throw redirect(`/settings/${kind.table}/${id}`, { headers: { 'set-cookie': toastCookie(`${kind.singular} ${name} updated successfully`) } })
-    }
-    case 'delete': {
-      try {
-        await deleteResource(args, kind, id)
-      } catch (error) {
-        if (!(error instanceof GatewayError)) throw error
-        return refused({ error: null, formError: error.message, values }, error.status >= 400 ? error.status : 502)
+      const issues = checkFormIssues(checkForm, built.document)
+      if (Object.keys(issues.errors).length > 0 || issues.rest.length > 0) {
+        for (const [field, message] of Object.entries(issues.errors)) addIssue(ctx, field, message)
+        if (issues.rest.length > 0) addIssue(ctx, null, issues.rest.join('; '))
+        return z.NEVER
       }
-      throw redirect(`/settings/${kind.table}`, { headers: { 'set-cookie': toastCookie(`${kind.singular} ${name} deleted successfully`) } })
-    }
-    default:
-      return refused({ error: null, formError: 'Unknown action.', values })
+      const payload = buildPayload(kind, { ...names, yaml: stringify(built.document) })
+      if (!payload.ok) {
+        addIssue(ctx, payload.error.field === 'spec' ? null : payload.error.field, payload.error.message)
+        return z.NEVER
+      }
+      try {
+        const created = await createResource(args, kind, payload.payload, userId)
+        return { to: created ? `/settings/${kind.table}/${created}` : `/settings/${kind.table}`, toast: `${kind.singular} ${payload.payload.name} created successfully` }
+      } catch (error) {
+        return refuseWrite(ctx, error, kind, payload.payload, answer, [])
+      }
+    }),
+  })
+  if (submission.status !== 'success') {
+    return data<ActionAnswer>({ intent: 'create-from-form', result: submission.reply(), specDetail: null, view: null, values: null }, { status: answer.status })
   }
+  if ('values' in submission.value) return data<ActionAnswer>({ intent: 'form-to-code', result: null, specDetail: null, view: 'code', values: submission.value.values })
+  throw redirect(submission.value.to, { status: 303, headers: { 'set-cookie': toastCookie(submission.value.toast) } })
 }
 
 export default function SettingsResourceRoute() {
   const loaded = useLoaderData<typeof loader>()
-  const failure = useActionData<typeof action>() ?? null
+  const answer = useActionData<typeof action>() ?? null
   const navigation = useNavigation()
   const { kind, mode, id, name, missing, info, source, canWrite, tab, jobs, dialog, toast, now, picker } = loaded
   const listHref = `/settings/${kind.table}`
   const selfHref = id ? `${listHref}/${id}` : `${listHref}/${NEW_ID}`
   const busy = navigation.state === 'submitting' && navigation.formMethod?.toLowerCase() === 'post'
   const readOnly = info.readOnly || !canWrite
+  const saveResult = answer?.intent === 'save' ? answer : null
+  // A refused save from the Code tab stays in the Code tab.
+  const view = answer?.view ?? (saveResult ? 'code' : picker?.step)
+  const pageError = answer && !['save', 'create-from-form', 'form-to-code'].includes(answer.intent) ? Object.values(answer.result?.error ?? {}).flat().find(Boolean) : null
 
   return (
     <section className="flex flex-col gap-4 p-6" data-testid="resource-page" data-table={kind.table} data-read-only={readOnly} data-mode={mode}>
@@ -299,6 +342,7 @@ export default function SettingsResourceRoute() {
           </li>
         </ol>
       </nav>
+      <InlineError message={pageError} />
       {missing ? (
         <div className="flex flex-col items-start gap-3 py-10" data-testid="resource-missing">
           <p className="text-muted-foreground">No resources found</p>
@@ -318,16 +362,9 @@ export default function SettingsResourceRoute() {
             />
           ) : null}
           {picker?.step === 'grid' ? <CheckTypeGrid baseHref={selfHref} /> : null}
-          {picker && picker.step !== 'grid' ? <CheckTypeTabs baseHref={selfHref} type={picker.type} view={failure?.view ?? picker.step} /> : null}
-          {picker?.step === 'form' && failure?.view !== 'code' ? (
-            <CheckTypeFormView
-              form={getCheckTypeForm(picker.type)!}
-              values={failure?.checkForm?.values ?? {}}
-              errors={failure?.checkForm?.errors ?? {}}
-              formError={failure?.checkForm?.formError ?? failure?.formError}
-              busy={busy}
-              cancelHref={listHref}
-            />
+          {picker && picker.step !== 'grid' ? <CheckTypeTabs baseHref={selfHref} type={picker.type} view={view === 'code' ? 'code' : 'form'} /> : null}
+          {picker?.step === 'form' && view === 'form' ? (
+            <CheckTypeFormView form={getCheckTypeForm(picker.type)!} lastResult={answer?.intent === 'create-from-form' ? answer.result : null} busy={busy} cancelHref={listHref} />
           ) : picker?.step === 'grid' ? null : tab === 'spec' ? (
             <>
               <SourceNotice info={info} source={source} />
@@ -336,8 +373,9 @@ export default function SettingsResourceRoute() {
                 key={loaded.version}
                 kind={kind}
                 mode={mode}
-                values={failure?.values ?? loaded.values}
-                failure={failure}
+                values={answer?.values ?? loaded.values}
+                lastResult={saveResult?.result}
+                specDetail={saveResult?.specDetail}
                 readOnly={readOnly}
                 canDelete={mode === 'edit' && !readOnly}
                 cancelHref={listHref}

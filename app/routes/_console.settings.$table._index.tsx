@@ -1,19 +1,16 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/node'
-import { Link, useLoaderData } from '@remix-run/react'
-import { Plus } from '#app/components/ui/icons.tsx'
+import { useLoaderData } from '@remix-run/react'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { InlineError } from '#app/components/inline-error.tsx'
-import { ResourceList } from '#app/components/resource-editor/resource-list.tsx'
-import { Toast } from '#app/components/toast.tsx'
-import { buttonVariants } from '#app/components/ui/button.tsx'
+import { ListPage } from '#app/components/list-page/list-page.tsx'
+import { resourceListTable } from '#app/components/resource-editor/resource-list.tsx'
 import { hasAccess } from '#app/lib/access.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
-import { getEditorKind, SETTINGS_LIST_LIMIT, type ResourceRow } from '#app/lib/resource-editor.ts'
+import { listResources } from '#app/lib/resource-editor.server.ts'
+import { getEditorKind, parseResourceListSearch, type ResourceRow } from '#app/lib/resource-editor.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse } from '#app/lib/session.server.ts'
 import { readToast } from '#app/lib/toast.server.ts'
-import { listResources } from '#app/lib/resource-editor.server.ts'
 
 export const handle = {
   title: (data) => (data && typeof data === 'object' && 'label' in data && typeof data.label === 'string' ? data.label : 'Settings'),
@@ -24,39 +21,36 @@ export async function loader(args: LoaderFunctionArgs) {
   if (!kind) throw errorResponse(404, { message: 'No such settings page' })
   const session = await requireSettingsAccess(args, { feature: kind.feature, resource: kind.resource })
   const { toast, headers } = readToast(args.request)
+  const search = parseResourceListSearch(kind, new URL(args.request.url).searchParams)
   let rows: ResourceRow[] = []
+  let total = 0
   let loadError: string | null = null
   try {
-    rows = await listResources(args, kind)
+    const page = await listResources(args, kind, search)
+    rows = page.rows
+    total = page.total
+    search.page = page.page
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error
     loadError = error.message
   }
   return data(
-    { table: kind.table, label: kind.label, kind, rows, loadError, toast, canWrite: hasAccess(session, kind.resource, 'write'), now: new Date().toISOString() },
+    { table: kind.table, label: kind.label, kind, rows, total, search, loadError, toast, canWrite: hasAccess(session, kind.resource, 'write'), now: new Date().toISOString() },
     { headers },
   )
 }
 
 export default function SettingsTableRoute() {
-  const { kind, label, rows, loadError, toast, canWrite, now } = useLoaderData<typeof loader>()
+  const { kind, rows, total, search, loadError, toast, canWrite, now } = useLoaderData<typeof loader>()
   return (
-    <section className="flex flex-col gap-4 p-6" data-testid="resource-list-page" data-table={kind.table}>
-      <div className="flex items-center justify-between gap-4">
-        <p className="text-sm text-muted-foreground">
-          {label}: the newest {SETTINGS_LIST_LIMIT} at most. Resources not created here are read-only.
-        </p>
-        {canWrite ? (
-          <Link to={`/settings/${kind.table}/new`} className={buttonVariants({ size: 'sm' })} data-testid="resource-add">
-            <Plus aria-hidden="true" />
-            Add {kind.singular}
-          </Link>
-        ) : null}
-      </div>
-      <InlineError message={loadError} />
-      <ResourceList kind={kind} rows={rows} now={now} />
-      <Toast message={toast} />
-    </section>
+    <ListPage
+      testId="resource-list-page"
+      description="Resources not created here are read-only."
+      addAction={canWrite ? { label: `Add ${kind.singular}`, to: `/settings/${kind.table}/new`, testId: 'resource-add' } : null}
+      errors={[loadError]}
+      table={resourceListTable({ kind, rows, total, search, now })}
+      toast={toast}
+    />
   )
 }
 

@@ -130,15 +130,27 @@ test.describe('resource editor', () => {
     await page.getByTestId('check-type-http').click()
 
     // Wrong answers stay in place with their reasons; the schema's limits show on the field.
+    await expect(form.getByTestId('check-field-url')).toHaveAttribute('required', '')
     await form.getByTestId('check-field-name').fill(name)
     await form.getByTestId('check-field-namespace').fill('e2e')
     await form.getByTestId('check-field-thresholdMillis').fill('fast')
     await form.getByTestId('check-field-responseCodes').fill('999')
     await form.getByTestId('check-form-save').click()
-    await expect(form.locator('#check-field-url-error')).toHaveText('URL is required.')
-    await expect(form.locator('#check-field-thresholdMillis-error')).toContainText('must be a number')
+    if (project() === 'js') {
+      await expect(form.locator('#check-field-url-error')).toHaveText('URL is required.')
+      await expect(form.locator('#check-field-thresholdMillis-error')).toContainText('must be a number')
+    } else {
+      // The browser refuses the empty required URL itself: nothing was posted.
+      expect(await form.getByTestId('check-field-url').evaluate((input: HTMLInputElement) => input.validity.valueMissing)).toBe(true)
+      await expect(page).toHaveURL(/type=http$/)
+      await expect(form.locator('#check-field-url-error')).toHaveCount(0)
+    }
     await expect(form.getByTestId('check-field-name')).toHaveValue(name)
     await form.getByTestId('check-field-url').fill(`http://127.0.0.1:${E2E_PORT}/healthz`)
+    await form.getByTestId('check-form-save').click()
+    await expect(form.locator('#check-field-thresholdMillis-error')).toContainText('must be a number')
+    await expect(form.locator('#check-field-url-error')).toHaveCount(0)
+    await expect(form.getByTestId('check-field-thresholdMillis')).toHaveValue('fast')
     await form.getByTestId('check-field-thresholdMillis').fill('3000')
     await form.getByTestId('check-form-save').click()
     await expect(form.locator('#check-field-responseCodes-error')).toBeVisible()
@@ -163,6 +175,60 @@ test.describe('resource editor', () => {
     await page.getByTestId('resource-delete').click()
     await page.getByTestId('delete-dialog-confirm').click()
     await expect(page).toHaveURL(/\/settings\/canaries$/)
+  })
+
+  test('the YAML form refuses an empty spec before posting; Escape closes the delete dialog', async ({ page }) => {
+    await signInWithToken(page, '/settings/incident_rules/new')
+    if (project() === 'js') await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+    const yaml = page.getByTestId('resource-yaml')
+    // getZodConstraint puts the schema's rule into the page as a native `required`.
+    await expect(yaml).toHaveAttribute('required', '')
+    await yaml.fill('')
+    await page.getByTestId('resource-save').click()
+    if (project() === 'js') {
+      await expect(page.getByTestId('spec-error')).toHaveText('The spec is empty.')
+      await expect(yaml).toHaveAttribute('aria-invalid', 'true')
+    } else {
+      // Without JavaScript the browser refuses it: no POST, the URL is unchanged, the field is :invalid.
+      expect(await yaml.evaluate((input: HTMLTextAreaElement) => input.validity.valueMissing)).toBe(true)
+      await expect(page.locator('[data-testid="resource-yaml"]:invalid')).toHaveCount(1)
+      await expect(page.getByTestId('spec-error')).toHaveCount(0)
+    }
+    await expect(page).toHaveURL(/\/settings\/incident_rules\/new$/)
+
+    if (project() !== 'js') return
+    const name = `e2e-escape-${project()}`
+    await yaml.fill(`checks:\n  - name: escape\n`)
+    await page.getByTestId('resource-name').fill(name)
+    await page.getByTestId('resource-save').click()
+    await expect(page).toHaveURL(/\/settings\/incident_rules\/[0-9a-f-]{36}$/)
+    await page.getByTestId('resource-delete').click()
+    await expect(page.getByTestId('delete-dialog')).toBeVisible()
+    await page.keyboard.press('Escape')
+    await expect(page.getByTestId('delete-dialog')).toHaveCount(0)
+    await page.getByTestId('resource-delete').click()
+    await page.getByTestId('delete-dialog-confirm').click()
+    await expect(page.getByTestId('toast')).toContainText(`${name} deleted successfully`)
+  })
+
+  test('the list sorts and pages through the URL; bad parameters fall back to defaults', async ({ page }) => {
+    await signInWithToken(page, '/settings/canaries?sortBy=bogus&sortDesc=maybe&page=-3&pageSize=7')
+    await expect(page.getByTestId('resource-table')).toBeVisible()
+    await expect(page.getByTestId('resource-pagination-label')).toHaveText(/^Page 1 of \d+$/)
+    await page.getByTestId('sort-name').click()
+    await expect(page).toHaveURL(/sortBy=name&sortDesc=false/)
+    const names = page.getByTestId('resource-table').getByTestId('resource-link')
+    await expect(names.first()).toBeVisible()
+    await expect(page.getByTestId('resource-table').locator('th[aria-sort="ascending"]')).toHaveText('Name')
+    const ascending = await names.allTextContents()
+    expect(ascending.length).toBeGreaterThan(1)
+    await page.getByTestId('sort-name').click()
+    await expect(page).toHaveURL(/sortBy=name&sortDesc=true/)
+    await expect(names.first()).toHaveText(ascending.at(-1)!)
+    // A page past the end shows the first.
+    await page.goto('/settings/canaries?page=999')
+    await expect(page.getByTestId('resource-pagination-label')).toHaveText(/^Page 1 of \d+$/)
+    await expect(names.first()).toBeVisible()
   })
 
   test('demo canaries are read-only and show where they came from', async ({ page }) => {
@@ -234,6 +300,12 @@ test.describe('resource editor', () => {
     await expect(modal.getByTestId('job-summary')).toContainText('components')
     await modal.getByTestId('job-details-close').click()
     await expect(page.getByTestId('job-details')).toHaveCount(0)
+    if (project() === 'js') {
+      await page.getByTestId('job-details-link').first().click()
+      await expect(page.getByTestId('job-details')).toBeVisible()
+      await page.keyboard.press('Escape')
+      await expect(page.getByTestId('job-details')).toHaveCount(0)
+    }
   })
 
   test('unknown tables and ids', async ({ page }) => {

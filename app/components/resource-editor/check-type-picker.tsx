@@ -1,11 +1,14 @@
+import { getFormProps, type FieldMetadata, type SubmissionResult } from '@conform-to/react'
 import { Form, Link } from '@remix-run/react'
+import { useMemo } from 'react'
 import { ErrorList } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { cn } from '#app/lib/cn.ts'
-import { CHECK_TYPE_FORMS, CUSTOM_CHECK_TYPE, DEFAULT_SCHEDULE, type CheckField, type CheckFormErrors, type CheckFormValues, type CheckTypeForm } from '#app/lib/canary-check-forms.ts'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
+import { CHECK_TYPE_FORMS, checkTypeFormConstraint, checkTypeFormSchema, COMMON_CHECK_FIELDS, CUSTOM_CHECK_TYPE, type CheckField, type CheckTypeForm } from '#app/lib/canary-check-forms.ts'
 import { ResourceTabs } from './resource-tabs.tsx'
 
 /** The first step of a new health check: one card per check type, and YAML for anything else. */
@@ -63,13 +66,30 @@ export function CheckTypeTabs({ baseHref, type, view }: { baseHref: string; type
   )
 }
 
-function FieldInput({ field, value, error }: { field: CheckField; value: string; error: string | undefined }) {
-  const id = `check-field-${field.name}`
-  const describedBy = [error ? `${id}-error` : null, field.help ? `${id}-help` : null].filter(Boolean).join(' ') || undefined
-  const common = { id, name: field.name, defaultValue: value, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy, 'data-testid': id }
+/** A field's conform metadata by its name; a dotted name (`test.expr`) is a field inside a fieldset. */
+function fieldByName(fields: Record<string, FieldMetadata<unknown>>, name: string): FieldMetadata<unknown> {
+  const [head, ...rest] = name.split('.')
+  let field = fields[head!]!
+  for (const part of rest) field = ((field as FieldMetadata<Record<string, unknown>>).getFieldset() as Record<string, FieldMetadata<unknown>>)[part]!
+  return field
+}
+
+function FieldInput({ field, meta }: { field: CheckField; meta: FieldMetadata<unknown> }) {
+  const error = meta.errors?.join(' ')
+  const helpId = `${meta.id}-help`
+  const describedBy = [error ? meta.errorId : null, field.help ? helpId : null].filter(Boolean).join(' ') || undefined
+  const common = {
+    id: meta.id,
+    name: meta.name,
+    defaultValue: typeof meta.initialValue === 'string' ? meta.initialValue : '',
+    required: meta.required || undefined,
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': describedBy,
+    'data-testid': `check-field-${field.name}`,
+  }
   return (
     <div className={cn('flex flex-col gap-1.5', field.kind === 'textarea' && 'sm:col-span-2')}>
-      <Label htmlFor={id}>
+      <Label htmlFor={meta.id}>
         {field.label}
         {field.required ? <span className="text-danger"> *</span> : null}
       </Label>
@@ -81,7 +101,7 @@ function FieldInput({ field, value, error }: { field: CheckField; value: string;
           className="min-h-20 rounded-md border border-input bg-card px-3 py-2 font-mono text-sm shadow-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-danger"
         />
       ) : field.kind === 'select' ? (
-        <select {...common} className="h-9 rounded-md border border-input bg-card px-2 text-sm shadow-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring">
+        <select {...common} className="h-9 rounded-md border border-input bg-card px-2 text-sm shadow-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-danger">
           <option value="">Default</option>
           {field.options?.map((option) => (
             <option key={option} value={option}>
@@ -93,60 +113,46 @@ function FieldInput({ field, value, error }: { field: CheckField; value: string;
         <Input {...common} inputMode={field.kind === 'number' ? 'numeric' : undefined} placeholder={field.placeholder} />
       )}
       {field.help ? (
-        <p id={`${id}-help`} className="text-xs text-muted-foreground">
+        <p id={helpId} className="text-xs text-muted-foreground">
           {field.help}
         </p>
       ) : null}
-      <ErrorList id={`${id}-error`} errors={[error]} />
+      <ErrorList id={meta.errorId} errors={meta.errors} />
     </div>
   )
 }
 
 /**
- * A type's form: the canary (name, namespace, schedule) and its one check. Create validates on
- * the server and keeps what was typed; 'Edit as YAML' carries the answers into the Code tab.
+ * A type's form: the canary (name, namespace, schedule) and its one check. The browser requires
+ * the required fields; with JavaScript the schema checks every answer as it is typed, and the
+ * server adds the canary validation. 'Edit as YAML' carries the answers into the Code tab as they are.
  */
-export function CheckTypeFormView({
-  form,
-  values,
-  errors,
-  formError,
-  busy,
-  cancelHref,
-}: {
-  form: CheckTypeForm
-  values: CheckFormValues
-  errors: CheckFormErrors
-  formError?: string | null
-  busy: boolean
-  cancelHref: string
-}) {
-  const common: CheckField[] = [
-    { name: 'name', label: 'Name', kind: 'text', required: true, placeholder: 'my-canary' },
-    { name: 'namespace', label: 'Namespace', kind: 'text', placeholder: 'default' },
-    { name: 'schedule', label: 'Schedule', kind: 'text', placeholder: DEFAULT_SCHEDULE, help: 'Cron or @every 30s.' },
-    { name: 'checkName', label: 'Check name', kind: 'text', placeholder: 'the canary name' },
-  ]
+export function CheckTypeFormView({ form, lastResult, busy, cancelHref }: { form: CheckTypeForm; lastResult: SubmissionResult<string[]> | null | undefined; busy: boolean; cancelHref: string }) {
+  const schema = useMemo(() => checkTypeFormSchema(form), [form])
+  // The fields are listed per type, so the schema is built per type and its constraints with it.
+  const [checkForm, fields] = useSchemaForm(schema, { id: 'check-field', lastResult, constraint: checkTypeFormConstraint(form), shouldRevalidate: 'onInput' })
+  const metadata = fields as unknown as Record<string, FieldMetadata<unknown>>
   return (
-    <Form method="post" className="flex flex-col gap-4" data-testid="check-type-form" data-type={form.type} noValidate>
+    <Form method="post" {...getFormProps(checkForm)} className="flex flex-col gap-4" data-testid="check-type-form" data-type={form.type}>
       <input type="hidden" name="checkType" value={form.type} />
-      <InlineError message={formError} />
+      <InlineError message={checkForm.errors?.join(' ')} />
       <div className="grid gap-4 sm:grid-cols-2">
-        {common.map((field) => (
-          <FieldInput key={field.name} field={field} value={values[field.name] ?? ''} error={errors[field.name]} />
+        {COMMON_CHECK_FIELDS.map((field) => (
+          <FieldInput key={field.name} field={field} meta={fieldByName(metadata, field.name)} />
         ))}
       </div>
       <fieldset className="grid gap-4 rounded-md border p-4 sm:grid-cols-2">
         <legend className="px-1 text-sm font-semibold">{form.label}</legend>
         {form.fields.map((field) => (
-          <FieldInput key={field.name} field={field} value={values[field.name] ?? ''} error={errors[field.name]} />
+          <FieldInput key={field.name} field={field} meta={fieldByName(metadata, field.name)} />
         ))}
       </fieldset>
       <div className="flex items-center gap-2">
         <button type="submit" name="intent" value="create-from-form" className={buttonVariants()} disabled={busy} data-testid="check-form-save">
           {busy ? 'Saving…' : 'Create'}
         </button>
-        <button type="submit" name="intent" value="form-to-code" className={buttonVariants({ variant: 'outline' })} data-testid="check-form-to-code">
+        {/* Unfinished answers may go to the Code tab: neither the browser nor the schema checks them. */}
+        <button type="submit" name="intent" value="form-to-code" formNoValidate className={buttonVariants({ variant: 'outline' })} data-testid="check-form-to-code">
           Edit as YAML
         </button>
         <Link to={cancelHref} className={buttonVariants({ variant: 'ghost' })}>

@@ -1,28 +1,23 @@
+import { getFormProps, getInputProps, type SubmissionResult } from '@conform-to/react'
 import { Form, Link } from '@remix-run/react'
 import { Trash2 } from '#app/components/ui/icons.tsx'
-import { ErrorList } from '#app/components/forms.tsx'
+import { Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
-import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
-import type { EditorError, ResourceKind } from '#app/lib/resource-editor.ts'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
+import { ResourceFormSchema, type ResourceKind } from '#app/lib/resource-editor.ts'
 import { YamlEditor } from './yaml-editor.tsx'
 
-/** What the action hands back when it refuses a save: the field at fault, and the text as typed. */
-export type FormFailure = {
-  error: EditorError | null
-  /** Every problem the API listed, when there was more than one. */
-  details?: string | null
-  /** A failure not tied to a field (the API was unreachable, access was refused). */
-  formError?: string | null
-  values: { yaml: string; name: string; namespace: string }
-}
+/** What the action hands back beside a refused save: the YAML line at fault and every problem the API listed. */
+export type SpecErrorDetail = { line?: number | null; details?: string | null }
 
 export type ResourceFormProps = {
   kind: ResourceKind
   mode: 'create' | 'edit'
   values: { yaml: string; name: string; namespace: string }
-  failure?: FormFailure | null
+  lastResult?: SubmissionResult<string[]> | null
+  specDetail?: SpecErrorDetail | null
   /** Source is not UI, or the user may not write: the spec is shown, never submitted. */
   readOnly: boolean
   canDelete: boolean
@@ -33,64 +28,59 @@ export type ResourceFormProps = {
 
 /**
  * The Spec tab: name and namespace (fixed once the resource exists) and the YAML, which may
- * be a whole `kind:` document or just its spec. The server parses and validates; its message
- * (with the line, or the field path such as spec.http[0].url) shows right under the editor.
+ * be a whole `kind:` document or just its spec. The browser requires the YAML; the server parses
+ * and validates it, and its message (with the line, or the field path such as spec.http[0].url)
+ * shows right under the editor.
  */
-export function ResourceForm({ kind, mode, values, failure, readOnly, canDelete, cancelHref, deleteHref, busy }: ResourceFormProps) {
-  const error = failure?.error ?? null
-  const fieldError = (field: EditorError['field']) => (error?.field === field ? error.message : null)
-  const specError = fieldError('spec')
+export function ResourceForm({ kind, mode, values, lastResult, specDetail, readOnly, canDelete, cancelHref, deleteHref, busy }: ResourceFormProps) {
+  const [form, fields] = useSchemaForm(ResourceFormSchema, {
+    id: 'resource-form',
+    lastResult,
+    defaultValue: values,
+    // The spec error sits above Save: revalidating on blur would move the button from under the click.
+    shouldRevalidate: 'onInput',
+  })
   const locked = mode === 'edit' || readOnly
+  const specError = fields.yaml.errors?.join(' ')
+  const textField = (field: typeof fields.name, testId: string, placeholder: string) => ({
+    ...getInputProps(field, { type: 'text' }),
+    readOnly: locked,
+    'aria-readonly': locked,
+    placeholder: mode === 'create' ? placeholder : undefined,
+    'data-testid': testId,
+  })
   return (
-    <Form method="post" className="flex flex-col gap-4" data-testid="resource-form" noValidate>
+    <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4" data-testid="resource-form">
       <input type="hidden" name="intent" value="save" />
-      <InlineError message={failure?.formError} />
+      <InlineError message={form.errors?.join(' ')} />
       <div className="grid gap-4 sm:grid-cols-2">
-        <div className="flex flex-col gap-1.5">
-          <Label htmlFor="resource-name">Name</Label>
-          <Input
-            id="resource-name"
-            name="name"
-            defaultValue={values.name}
-            readOnly={locked}
-            aria-readonly={locked}
-            placeholder={mode === 'create' ? 'or metadata.name in the YAML' : undefined}
-            aria-invalid={fieldError('name') ? true : undefined}
-            aria-describedby={fieldError('name') ? 'resource-name-error' : undefined}
-            data-testid="resource-name"
-          />
-          <ErrorList id="resource-name-error" errors={[fieldError('name')]} />
-        </div>
+        <Field labelProps={{ htmlFor: fields.name.id, children: 'Name' }} inputProps={textField(fields.name, 'resource-name', 'or metadata.name in the YAML')} errors={fields.name.errors} />
         {kind.namespaced ? (
-          <div className="flex flex-col gap-1.5">
-            <Label htmlFor="resource-namespace">Namespace</Label>
-            <Input
-              id="resource-namespace"
-              name="namespace"
-              defaultValue={values.namespace}
-              readOnly={locked}
-              aria-readonly={locked}
-              placeholder={mode === 'create' ? 'default' : undefined}
-              aria-invalid={fieldError('namespace') ? true : undefined}
-              aria-describedby={fieldError('namespace') ? 'resource-namespace-error' : undefined}
-              data-testid="resource-namespace"
-            />
-            <ErrorList id="resource-namespace-error" errors={[fieldError('namespace')]} />
-          </div>
+          <Field labelProps={{ htmlFor: fields.namespace.id, children: 'Namespace' }} inputProps={textField(fields.namespace, 'resource-namespace', 'default')} errors={fields.namespace.errors} />
         ) : null}
       </div>
       <div className="flex flex-col gap-1.5">
-        <Label htmlFor="resource-yaml">Spec</Label>
+        <Label htmlFor={fields.yaml.id}>Spec</Label>
         <p className="text-xs text-muted-foreground">
           YAML or JSON: a whole <code>kind: {kind.kind}</code> document, or just its spec.
         </p>
-        <YamlEditor id="resource-yaml" name="yaml" label={`${kind.singular} spec`} defaultValue={values.yaml} readOnly={readOnly} errorLine={error?.field === 'spec' ? error.line : undefined} errorId={specError ? 'resource-yaml-error' : undefined} testId="resource-yaml" />
+        <YamlEditor
+          id={fields.yaml.id}
+          name={fields.yaml.name}
+          label={`${kind.singular} spec`}
+          defaultValue={typeof fields.yaml.initialValue === 'string' ? fields.yaml.initialValue : values.yaml}
+          readOnly={readOnly}
+          required={fields.yaml.required}
+          errorLine={specError ? (specDetail?.line ?? undefined) : undefined}
+          errorId={specError ? fields.yaml.errorId : undefined}
+          testId="resource-yaml"
+        />
         {specError ? (
-          <div id="resource-yaml-error" role="alert" className="flex flex-col gap-1 rounded-md border border-danger/40 bg-danger-muted px-3 py-2 text-sm text-danger" data-testid="spec-error">
+          <div id={fields.yaml.errorId} role="alert" className="flex flex-col gap-1 rounded-md border border-danger/40 bg-danger-muted px-3 py-2 text-sm text-danger" data-testid="spec-error">
             <span>{specError}</span>
-            {failure?.details ? (
+            {specDetail?.details ? (
               <ul className="list-disc pl-5 text-xs" data-testid="spec-error-details">
-                {failure.details.split('; ').map((line) => (
+                {specDetail.details.split('; ').map((line) => (
                   <li key={line}>{line}</li>
                 ))}
               </ul>

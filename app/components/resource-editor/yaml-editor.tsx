@@ -6,6 +6,8 @@ export type YamlEditorProps = {
   name: string
   defaultValue: string
   readOnly?: boolean
+  /** Sent to the browser, so an empty spec is refused before JavaScript loads. */
+  required?: boolean
   /** The line a parse error points at; its number is marked in the gutter. */
   errorLine?: number
   errorId?: string
@@ -22,7 +24,7 @@ function lineCount(text: string): number {
  * The gutter follows typing and scrolling once JavaScript runs; without it the numbers match
  * the text as the server rendered it.
  */
-export function YamlEditor({ id, name, defaultValue, readOnly = false, errorLine, errorId, label, testId = 'yaml-editor' }: YamlEditorProps) {
+export function YamlEditor({ id, name, defaultValue, readOnly = false, required, errorLine, errorId, label, testId = 'yaml-editor' }: YamlEditorProps) {
   const [lines, setLines] = useState(() => lineCount(defaultValue))
   const gutter = useRef<HTMLDivElement>(null)
   const rows = Math.min(40, Math.max(16, lineCount(defaultValue) + 2))
@@ -41,6 +43,7 @@ export function YamlEditor({ id, name, defaultValue, readOnly = false, errorLine
         aria-label={label}
         defaultValue={defaultValue}
         readOnly={readOnly}
+        required={required || undefined}
         spellCheck={false}
         autoCapitalize="off"
         autoCorrect="off"
