@@ -6,6 +6,7 @@ import { dbClient, requireData, requirePage } from './data-client.server.ts'
 import { consoleLog } from './log.server.ts'
 import { getProperties } from './session.server.ts'
 import { durationToApiStart, type DurationKey } from './time-range.ts'
+import { nextRunOf, type NextRun, type ScheduledCanary } from '#contract/canary/next-run.ts'
 import type { CheckSummary } from '#app/components/health/health-model.ts'
 import {
   HISTORY_PAGE_SIZE,
@@ -118,7 +119,9 @@ export type GraphData = {
 export type Relationship = { id: string; name: string; type: string | null; kind: 'component' | 'config'; href: string }
 
 export type CheckDetail = {
+  /** `labels` are the canary's merged with the check's own (the check's win), as the list filters by them. */
   check: CheckRecord
+  nextRun: NextRun
   graph: GraphData | null
   history: { rows: HistoryRow[]; total: number; pageCount: number } | null
   specYaml: string | null
@@ -177,14 +180,26 @@ async function loadRelationships(args: ApiArgs, checkId: string): Promise<Relati
   ]
 }
 
+function labelsOf(value: unknown): Record<string, string> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {}
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+}
+
 /**
  * Everything the panel shows for one check. Only the open tab's data is read (plus the graph,
  * whose figures fill the header); a failing part becomes a message in the panel rather than
  * failing the page.
  */
 export async function loadCheckDetail(args: ApiArgs, checkId: string, timeRange: DurationKey, detail: DetailParams): Promise<CheckDetail | null> {
-  const check = requireData(await dbClient(args).from('checks').select(CHECK_COLUMNS).eq('id', checkId).limit(1).returns<CheckRecord[]>())[0]
-  if (!check) return null
+  const db = dbClient(args)
+  const record = requireData(await db.from('checks').select(CHECK_COLUMNS).eq('id', checkId).limit(1).returns<CheckRecord[]>())[0]
+  if (!record) return null
+  const canary = requireData(
+    await db.from('canaries').select('id,source,agent_id,deleted_at,annotations,labels,spec').eq('id', record.canary_id).limit(1).returns<(ScheduledCanary & { labels: unknown })[]>(),
+  )[0] ?? null
+  // The summary the list filters by merges the same way (canary-summary.ts): the check's own labels win.
+  const check = { ...record, labels: { ...labelsOf(canary?.labels), ...labelsOf(record.labels) } }
+  const nextRun = nextRunOf(record, canary, new Date())
   const failures: string[] = []
   const guard = async <T,>(label: string, load: () => Promise<T>): Promise<T | null> => {
     try {
@@ -202,7 +217,7 @@ export async function loadCheckDetail(args: ApiArgs, checkId: string, timeRange:
     detail.tab === 'relationships' ? guard('Relationships', () => loadRelationships(args, checkId)) : Promise.resolve(null),
   ])
   const specYaml = detail.tab === 'spec' ? stringify(check.spec ?? {}, { lineWidth: 0 }) : null
-  return { check, graph, history, specYaml, relationships, error: failures.length ? failures.join('; ') : null }
+  return { check, nextRun, graph, history, specYaml, relationships, error: failures.length ? failures.join('; ') : null }
 }
 
 /** Run Now through the canary API; its message, or the server's refusal. */

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from './support/test.ts'
-import { E2E_TOKEN } from '../../playwright.config.ts'
+import { E2E_PORT, E2E_TOKEN } from '../../playwright.config.ts'
 import { signInWithToken } from './support/sign-in.ts'
 
 const SHOTS = 'test-results/screenshots'
@@ -9,6 +9,12 @@ const hasJs = () => test.info().project.name === 'js'
 /** A GET form: with JavaScript the change applies itself, without it the user presses the button. */
 async function applyForm(page: Page, submitTestId: string): Promise<void> {
   if (!hasJs()) await page.getByTestId(submitTestId).click()
+}
+
+/** The custom duration applies on Enter with JavaScript, by the Apply button without. */
+async function applyCustomDuration(page: Page): Promise<void> {
+  if (hasJs()) await page.getByTestId('history-duration-custom').press('Enter')
+  else await page.getByTestId('history-apply').click()
 }
 
 test.use({ viewport: { width: 1920, height: 1080 } })
@@ -119,14 +125,16 @@ test.describe('health dashboard', () => {
     await page.screenshot({ path: `${SHOTS}/health-detail-${test.info().project.name}.png` })
 
     // History: a custom duration in seconds works, minutes are refused with the spec's text.
-    await panel.getByTestId('history-duration').fill('5m')
-    await panel.getByTestId('history-apply').click()
+    await panel.getByTestId('history-duration').selectOption('custom')
+    await panel.getByTestId('history-duration-custom').fill('5m')
+    await applyCustomDuration(page)
     await expect(panel.getByTestId('history-duration-error')).toHaveText('duration is allowed only in milli seconds & seconds')
-    await panel.getByTestId('history-duration').fill('0.01s')
-    await panel.getByTestId('history-status').selectOption('healthy')
-    await panel.getByTestId('history-apply').click()
-    await expect(page).toHaveURL(/historyStatus=healthy/)
+    await panel.getByTestId('history-duration-custom').fill('0.01s')
+    await applyCustomDuration(page)
     await expect(panel.getByTestId('history-duration-error')).toHaveCount(0)
+    await panel.getByTestId('history-status').selectOption('healthy')
+    await applyForm(page, 'history-apply')
+    await expect(page).toHaveURL(/historyStatus=healthy/)
     await expect(panel.getByTestId('history-pagination-label')).toContainText('Page 1 of')
 
     // Time range picker.
@@ -221,5 +229,152 @@ test.describe('check panel deep links', () => {
       await page.waitForLoadState('networkidle')
       await expect(page.getByTestId('check-title')).toContainText('refunds-api-health')
     }
+  })
+})
+
+test.describe('check panel', () => {
+  test('Escape closes the panel and focus returns to the check link that opened it', async ({ page }) => {
+    await signInWithToken(page)
+    await page.goto('/health?hidePassing=false&groupBy=no_grouping&query=refunds-api-health')
+    await waitForHydration(page)
+    const link = page.getByTestId('check-link').filter({ hasText: 'refunds-api-health' })
+    const checkId = await link.getAttribute('data-check-id')
+    await link.click()
+    await expect(page.getByTestId('check-detail')).toBeVisible()
+    await expect(page).toHaveURL(new RegExp(`checkId=${checkId}`))
+    if (hasJs()) {
+      await page.keyboard.press('Escape')
+      await expect(page.getByTestId('check-detail')).toHaveCount(0)
+      await expect(page).not.toHaveURL(/checkId=/)
+      await expect(page.locator(`[data-testid="check-link"][data-check-id="${checkId}"]`)).toBeFocused()
+    } else {
+      // Without JavaScript the close button is the way out (a link back to the list).
+      await page.getByTestId('check-detail-close').click()
+      await expect(page.getByTestId('check-detail')).toHaveCount(0)
+      await expect(page).not.toHaveURL(/checkId=/)
+    }
+  })
+
+  test('shows the labels the list filters by: the canary labels merged with the check labels', async ({ page }) => {
+    await signInWithToken(page)
+    // cert-manager-webhook has only critical=false itself; its canary says team=platform, critical=true.
+    const labels = encodeURIComponent(JSON.stringify({ 'canary:team:platform': 1 }))
+    await page.goto(`/health?hidePassing=false&groupBy=no_grouping&labels=${labels}&query=cert-manager-webhook`)
+    await page.getByTestId('check-link').filter({ hasText: 'cert-manager-webhook' }).click()
+    const shown = page.getByTestId('check-detail').getByTestId('check-labels')
+    await expect(shown).toContainText('team: platform')
+    await expect(shown).toContainText('tier: infrastructure')
+    await expect(shown).toContainText('critical: false')
+    await expect(shown).not.toContainText('critical: true')
+  })
+
+  test('next run is never in the past: a time ahead for a scheduled check, "not scheduled" for demo data', async ({ page }) => {
+    test.setTimeout(90_000)
+    await signInWithToken(page)
+    const demoId = await getCheckId(page, 'refunds-api-health')
+    await page.goto(`/health?checkId=${demoId}`)
+    await expect(page.getByTestId('stat-next-run')).toContainText('not scheduled')
+
+    // A canary this server runs, hourly: after its first run the next one is about an hour ahead.
+    const name = `e2e-next-run-${test.info().project.name}`
+    const created = await page.request.post('/api/canary/api/canaries', {
+      headers: { authorization: `Bearer ${E2E_TOKEN}` },
+      data: {
+        apiVersion: 'canaries.flanksource.com/v1',
+        kind: 'Canary',
+        metadata: { name, namespace: 'e2e' },
+        spec: { schedule: '@every 1h', http: [{ name, url: `http://127.0.0.1:${E2E_PORT}/healthz`, responseCodes: [200] }] },
+      },
+    })
+    expect(created.ok()).toBe(true)
+    let checkId = ''
+    await expect(async () => {
+      const response = await page.request.get(`/api/db/checks?name=eq.${name}&select=id,last_runtime`, { headers: { authorization: `Bearer ${E2E_TOKEN}` } })
+      const rows = (await response.json()) as Array<{ id: string; last_runtime: string | null }>
+      expect(rows[0]?.last_runtime).toBeTruthy()
+      checkId = rows[0]!.id
+    }).toPass({ timeout: 60_000, intervals: [1000] })
+    await page.goto(`/health?checkId=${checkId}`)
+    const nextRun = page.getByTestId('stat-next-run').locator('[data-next-run]')
+    await expect(nextRun).toHaveAttribute('data-next-run', 'at')
+    await expect(nextRun).toHaveText(/^in \d+[smh]$/)
+    const at = Date.parse((await nextRun.getAttribute('datetime'))!)
+    expect(at).toBeGreaterThan(Date.now())
+    expect(at).toBeLessThanOrEqual(Date.now() + 3_600_000 + 60_000)
+  })
+
+  test('history filters: the spec presets and a custom value, applied at once with JavaScript', async ({ page }) => {
+    await signInWithToken(page)
+    const checkId = await getCheckId(page, 'refunds-api-health')
+    await page.goto(`/health?checkId=${checkId}&timeRange=1d`)
+    await waitForHydration(page)
+    const panel = page.getByTestId('check-detail')
+    const duration = panel.getByTestId('history-duration')
+    const options = await duration.locator('option').evaluateAll((nodes) => nodes.map((node) => node.textContent))
+    expect(options).toEqual(['All', '100ms', '500ms', '1s', '5s', '10s', '30s', 'Custom'])
+    // The custom field shows only while Custom is chosen (CSS, so also without JavaScript).
+    await expect(panel.getByTestId('history-duration-custom')).toBeHidden()
+    // With JavaScript there is no Apply button: a change applies at once.
+    await expect(panel.getByTestId('history-apply')).toHaveCount(hasJs() ? 0 : 1)
+
+    await duration.selectOption('1s')
+    await applyForm(page, 'history-apply')
+    await expect(page).toHaveURL(/historyDuration=1s/)
+    await expect(panel.getByTestId('history-duration')).toHaveValue('1s')
+    await panel.getByTestId('history-status').selectOption('unhealthy')
+    await applyForm(page, 'history-apply')
+    await expect(page).toHaveURL(/historyStatus=unhealthy/)
+    await expect(page).toHaveURL(/historyDuration=1s/)
+
+    await panel.getByTestId('history-duration').selectOption('custom')
+    await expect(panel.getByTestId('history-duration-custom')).toBeVisible()
+    await panel.getByTestId('history-duration-custom').fill('250ms')
+    await applyCustomDuration(page)
+    await expect(page).toHaveURL(hasJs() ? /historyDuration=250ms/ : /historyDurationCustom=250ms/)
+    await expect(panel.getByTestId('history-duration')).toHaveValue('custom')
+    await expect(panel.getByTestId('history-duration-custom')).toHaveValue('250ms')
+    await expect(panel.getByTestId('history-duration-error')).toHaveCount(0)
+    await expect(panel.getByTestId('history-table')).toBeVisible()
+
+    await panel.getByTestId('history-duration').selectOption('')
+    await applyForm(page, 'history-apply')
+    await expect(page).not.toHaveURL(/historyDuration=(?!&|$)/)
+    await expect(panel.getByTestId('history-duration-custom')).toBeHidden()
+  })
+})
+
+test.describe('health toolbar', () => {
+  test.use({ viewport: { width: 1280, height: 800 } })
+
+  test('at 1280 px the toolbar controls (and the no-JS Apply/Search buttons) neither overlap nor overflow', async ({ page }) => {
+    await signInWithToken(page)
+    await waitForHydration(page)
+    const toolbar = page.getByTestId('health-toolbar')
+    await expect(toolbar).toBeVisible()
+    const ids = ['health-search', 'group-by', 'tab-by', 'layout-table', 'layout-card', ...(hasJs() ? [] : ['search-submit', 'grouping-submit'])]
+    const boxes = await Promise.all(ids.map(async (id) => ({ id, box: (await toolbar.getByTestId(id).boundingBox())! })))
+    const bar = (await toolbar.boundingBox())!
+    for (const { id, box } of boxes) {
+      expect(box, id).not.toBeNull()
+      expect(box.x + box.width, `${id} stays inside the toolbar`).toBeLessThanOrEqual(bar.x + bar.width + 0.5)
+    }
+    const overlaps = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
+      a.x < b.x + b.width - 0.5 && b.x < a.x + a.width - 0.5 && a.y < b.y + b.height - 0.5 && b.y < a.y + a.height - 0.5
+    const controls = boxes.filter(({ id }) => id !== 'health-search')
+    for (const [index, a] of controls.entries()) for (const b of controls.slice(index + 1)) expect(overlaps(a.box, b.box), `${a.id} / ${b.id}`).toBe(false)
+    // The search field keeps its button beside it, and a label never wraps inside a control.
+    const input = (await toolbar.locator('input[name="query"]').boundingBox())!
+    if (!hasJs()) {
+      const submit = boxes.find(({ id }) => id === 'search-submit')!.box
+      expect(Math.abs(submit.y + submit.height / 2 - (input.y + input.height / 2))).toBeLessThan(4)
+      expect(submit.x).toBeGreaterThanOrEqual(input.x + input.width)
+    }
+    expect(input.width).toBeGreaterThanOrEqual(200)
+    for (const id of ['group-by', 'tab-by']) {
+      const label = (await toolbar.getByTestId(id).locator('xpath=..').boundingBox())!
+      expect(label.height, `${id} label on one line`).toBeLessThan(44)
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+    await page.screenshot({ path: `${SHOTS}/health-toolbar-1280-${hasJs() ? 'js' : 'nojs'}.png` })
   })
 })

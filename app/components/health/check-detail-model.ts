@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import { withParams } from './health-model.ts'
 
 /**
@@ -10,15 +11,10 @@ export type DetailTab = (typeof DETAIL_TABS)[number]
 export const HISTORY_PAGE_SIZE = 50
 export const GRAPH_POINTS = 300
 
-export const DURATION_FILTERS = [
-  { value: '', label: 'All' },
-  { value: '100ms', label: '100ms' },
-  { value: '500ms', label: '500ms' },
-  { value: '1s', label: '1s' },
-  { value: '5s', label: '5s' },
-  { value: '10s', label: '10s' },
-  { value: '30s', label: '30s' },
-] as const
+/** The history's duration presets (spec 000 §2: All / 100ms / 500ms / 1s / 5s / 10s / 30s or a custom value). */
+export const DURATION_PRESETS = ['100ms', '500ms', '1s', '5s', '10s', '30s'] as const
+/** The select's value that means "the value typed beside it". */
+export const CUSTOM_DURATION = 'custom'
 
 export const DURATION_FILTER_ERROR = 'duration is allowed only in milli seconds & seconds'
 
@@ -35,25 +31,52 @@ export function parseDurationFilter(text: string): { ok: true; ms: number | null
 export type DetailParams = {
   tab: DetailTab
   status: 'all' | 'healthy' | 'unhealthy'
+  /** The duration as typed or chosen ('' for All). */
   duration: string
+  /** Whether the duration is one of the presets (else the select shows Custom). */
+  durationIsPreset: boolean
   durationMs: number | null
   durationError: string | null
   page: number
 }
 
+/**
+ * The panel's own parameters, read by one schema like the list's (`parseHealthParams`): a
+ * missing or bad value falls back to its default. `historyDuration` holds a preset or a custom
+ * value; the no-JS form sends `historyDuration=custom` with the value in `historyDurationCustom`.
+ */
+const DetailSearchSchema = z.object({
+  checkTab: z.enum(DETAIL_TABS).catch('history'),
+  historyStatus: z.enum(['all', 'healthy', 'unhealthy']).catch('all'),
+  historyDuration: z
+    .string()
+    .transform((value) => value.trim().slice(0, 32))
+    .catch(''),
+  historyDurationCustom: z
+    .string()
+    .transform((value) => value.trim().slice(0, 32))
+    .catch(''),
+  historyPage: z
+    .string()
+    .regex(/^\d{1,6}$/)
+    .transform(Number)
+    .pipe(z.number().min(1))
+    .catch(1),
+})
+
 export function parseDetailParams(params: URLSearchParams): DetailParams {
-  const tab = params.get('checkTab')
-  const status = params.get('historyStatus')
-  const duration = (params.get('historyDuration') ?? '').slice(0, 32)
-  const parsed = parseDurationFilter(duration)
-  const page = Number(params.get('historyPage'))
+  const raw = Object.fromEntries(Object.keys(DetailSearchSchema.shape).map((key) => [key, params.get(key)]))
+  const parsed = DetailSearchSchema.parse(raw)
+  const duration = parsed.historyDuration === CUSTOM_DURATION ? parsed.historyDurationCustom : parsed.historyDuration
+  const filter = parseDurationFilter(duration)
   return {
-    tab: (DETAIL_TABS as readonly string[]).includes(tab ?? '') ? (tab as DetailTab) : 'history',
-    status: status === 'healthy' || status === 'unhealthy' ? status : 'all',
+    tab: parsed.checkTab,
+    status: parsed.historyStatus,
     duration,
-    durationMs: parsed.ok ? parsed.ms : null,
-    durationError: parsed.ok ? null : parsed.error,
-    page: Number.isInteger(page) && page >= 1 && page < 1e6 ? page : 1,
+    durationIsPreset: duration === '' || (DURATION_PRESETS as readonly string[]).includes(duration),
+    durationMs: filter.ok ? filter.ms : null,
+    durationError: filter.ok ? null : filter.error,
+    page: parsed.historyPage,
   }
 }
 
@@ -98,7 +121,7 @@ export function thinGraph(points: readonly GraphPoint[], limit = GRAPH_POINTS): 
   return out
 }
 
-const DETAIL_PARAMS = ['checkId', 'checkTab', 'historyStatus', 'historyDuration', 'historyPage']
+const DETAIL_PARAMS = ['checkId', 'checkTab', 'historyStatus', 'historyDuration', 'historyDurationCustom', 'historyPage']
 
 /** Closing drops the panel's parameters and puts the range back to 1 h (spec 001 §2). */
 export function closePanelHref(search: string): string {

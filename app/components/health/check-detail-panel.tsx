@@ -1,8 +1,10 @@
-import { Form, Link, useLocation, useNavigation } from '@remix-run/react'
+import { Form, Link, useLocation, useNavigate, useNavigation } from '@remix-run/react'
+import { type FormEvent } from 'react'
+import { useHydrated } from 'remix-utils/use-hydrated'
 import { Play } from '#app/components/ui/icons.tsx'
 import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { HiddenParams } from '#app/components/data-table/hidden-params.tsx'
-import { DateTime } from '#app/components/date-time.tsx'
+import { DateTime, useFormatDate } from '#app/components/date-time.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
 import { LinkToIncident } from '#app/components/incidents/attach-evidence.tsx'
 import { TimeRangePicker } from '#app/components/time-range/time-range-picker.tsx'
@@ -11,7 +13,8 @@ import { buttonVariants } from '#app/components/ui/button.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { formatLatency, formatPercent, timeAgo } from '#app/lib/format.ts'
 import { DURATION_KEYS, type DurationKey } from '#app/lib/time-range.ts'
-import { closePanelHref, DURATION_FILTERS, HISTORY_PAGE_SIZE, type DetailParams, type DetailTab, type GraphPoint } from './check-detail-model.ts'
+import type { NextRun } from '#contract/canary/next-run.ts'
+import { closePanelHref, CUSTOM_DURATION, DURATION_PRESETS, HISTORY_PAGE_SIZE, type DetailParams, type DetailTab, type GraphPoint } from './check-detail-model.ts'
 import { CheckGraph } from './check-graph.tsx'
 import { withParams } from './health-model.ts'
 import { StatusDot } from './status-dot.tsx'
@@ -32,6 +35,7 @@ export type CheckDetailView = {
     last_transition_time: string | null
     next_runtime: string | null
   }
+  nextRun: NextRun
   graph: { points: GraphPoint[]; latency: { p95?: number; p97?: number; p99?: number }; uptime: { passed: number; failed: number } } | null
   history: { rows: HistoryRow[]; total: number; pageCount: number } | null
   specYaml: string | null
@@ -65,43 +69,97 @@ const historyColumns = (now: Date): UrlColumn<HistoryRow>[] => [
   { id: 'message', header: 'Message', cell: ({ row }) => <span className={cn('line-clamp-2 break-all text-xs', row.original.error && 'text-danger')}>{row.original.error || row.original.message}</span>, enableSorting: false },
 ]
 
-function HistoryTab({ detail, params, now }: { detail: CheckDetailView; params: DetailParams; now: Date }) {
+/** Where the history filters' values lead: unchanged parameters kept, the history back on page 1. */
+function historyHref(search: string, status: string, duration: string): string {
+  return withParams(search, { historyStatus: status === 'all' ? null : status, historyDuration: duration || null, historyDurationCustom: null, historyPage: null }, true)
+}
+
+/**
+ * Status and duration (spec 000 §2: All / 100ms … 30s or a custom value). Without JavaScript a
+ * GET form with Apply; with it a change applies at once, the custom value on Enter or when the
+ * field is left. The custom field shows while 'Custom' is chosen (CSS, so also without JS).
+ */
+function HistoryFilters({ params }: { params: DetailParams }) {
   const { search } = useLocation()
+  const navigate = useNavigate()
+  const hydrated = useHydrated()
+  const apply = (form: HTMLFormElement) => {
+    const data = new FormData(form)
+    const choice = String(data.get('historyDuration') ?? '')
+    const duration = choice === CUSTOM_DURATION ? String(data.get('historyDurationCustom') ?? '').trim() : choice
+    const href = historyHref(search, String(data.get('historyStatus') ?? 'all'), duration)
+    if (href !== withParams(search, {}, true)) navigate(href, { replace: true, preventScrollReset: true })
+  }
+  const onChange = (event: FormEvent<HTMLFormElement>) => {
+    const target = event.target as HTMLElement
+    if (!(target instanceof HTMLSelectElement)) return
+    if (target.name === 'historyDuration' && target.value === CUSTOM_DURATION) {
+      const custom = event.currentTarget.elements.namedItem('historyDurationCustom') as HTMLInputElement | null
+      if (!custom?.value.trim()) return custom?.focus()
+    }
+    apply(event.currentTarget)
+  }
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    apply(event.currentTarget)
+  }
   return (
-    <div className="flex flex-col gap-3" data-testid="history-tab">
-      <Form method="get" preventScrollReset className="flex flex-wrap items-end gap-2" data-testid="history-filters">
-        <HiddenParams search={search} exclude={['historyStatus', 'historyDuration', 'historyPage']} />
-        <label className="flex flex-col gap-1 text-sm">
-          Status
-          <select name="historyStatus" defaultValue={params.status} key={params.status} className="h-8 rounded-md border border-input bg-card px-2" data-testid="history-status">
-            <option value="all">All</option>
-            <option value="healthy">Healthy</option>
-            <option value="unhealthy">Unhealthy</option>
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-sm">
-          Duration
-          <input
-            name="historyDuration"
-            list="history-duration-options"
-            defaultValue={params.duration}
-            key={params.duration}
-            placeholder="All, or e.g. 250ms, 2s"
-            aria-invalid={params.durationError ? true : undefined}
-            aria-describedby={params.durationError ? 'history-duration-error' : undefined}
-            className="h-8 w-40 rounded-md border border-input bg-card px-2 aria-[invalid=true]:border-danger"
-            data-testid="history-duration"
-          />
-          <datalist id="history-duration-options">
-            {DURATION_FILTERS.filter((option) => option.value).map((option) => (
-              <option key={option.value} value={option.value} />
-            ))}
-          </datalist>
-        </label>
+    <Form
+      method="get"
+      preventScrollReset
+      key={`${params.status}|${params.duration}`}
+      className="group flex flex-wrap items-end gap-2"
+      data-testid="history-filters"
+      onChange={hydrated ? onChange : undefined}
+      onSubmit={hydrated ? onSubmit : undefined}
+    >
+      <HiddenParams search={search} exclude={['historyStatus', 'historyDuration', 'historyDurationCustom', 'historyPage']} />
+      <label className="flex flex-col gap-1 text-sm">
+        Status
+        <select name="historyStatus" defaultValue={params.status} className="h-8 rounded-md border border-input bg-card px-2" data-testid="history-status">
+          <option value="all">All</option>
+          <option value="healthy">Healthy</option>
+          <option value="unhealthy">Unhealthy</option>
+        </select>
+      </label>
+      <label className="flex flex-col gap-1 text-sm">
+        Duration
+        <select name="historyDuration" defaultValue={params.durationIsPreset ? params.duration : CUSTOM_DURATION} className="h-8 rounded-md border border-input bg-card px-2" data-testid="history-duration">
+          <option value="">All</option>
+          {DURATION_PRESETS.map((preset) => (
+            <option key={preset} value={preset}>
+              {preset}
+            </option>
+          ))}
+          <option value={CUSTOM_DURATION}>Custom</option>
+        </select>
+      </label>
+      <label className="hidden flex-col gap-1 text-sm group-has-[option[value=custom]:checked]:flex">
+        Custom duration
+        <input
+          name="historyDurationCustom"
+          defaultValue={params.durationIsPreset ? '' : params.duration}
+          placeholder="e.g. 250ms, 2s"
+          aria-invalid={params.durationError ? true : undefined}
+          aria-describedby={params.durationError ? 'history-duration-error' : undefined}
+          onBlur={hydrated ? (event) => event.currentTarget.value.trim() !== (params.durationIsPreset ? '' : params.duration) && event.currentTarget.form && apply(event.currentTarget.form) : undefined}
+          className="h-8 w-32 rounded-md border border-input bg-card px-2 aria-[invalid=true]:border-danger"
+          data-testid="history-duration-custom"
+        />
+      </label>
+      {hydrated ? null : (
         <button type="submit" className={buttonVariants({ variant: 'outline', size: 'sm' })} data-testid="history-apply">
           Apply
         </button>
-      </Form>
+      )}
+    </Form>
+  )
+}
+
+function HistoryTab({ detail, params, now }: { detail: CheckDetailView; params: DetailParams; now: Date }) {
+  return (
+    <div className="flex flex-col gap-3" data-testid="history-tab">
+      <HistoryFilters params={params} />
       {params.durationError ? (
         <p id="history-duration-error" role="alert" className="text-sm text-danger" data-testid="history-duration-error">
           {params.durationError}
@@ -117,6 +175,18 @@ function HistoryTab({ detail, params, now }: { detail: CheckDetailView; params: 
         />
       ) : null}
     </div>
+  )
+}
+
+/** Never a time in the past (issue 12): the next tick, "due now", or "not scheduled" when nothing here runs the check. */
+function NextRunText({ nextRun, now }: { nextRun: NextRun; now: Date }) {
+  const formatDate = useFormatDate()
+  if (nextRun.kind === 'due') return <span data-next-run="due">due now</span>
+  if (nextRun.kind === 'not-scheduled') return <span data-next-run="not-scheduled">not scheduled</span>
+  return (
+    <time dateTime={nextRun.at} title={formatDate(nextRun.at, now)} data-next-run="at">
+      {timeAgo(nextRun.at, now)}
+    </time>
   )
 }
 
@@ -179,7 +249,9 @@ export function CheckDetailPanel({ detail, params, timeRange, canRunNow, now }: 
           <Stat label="Severity" testId="stat-severity">{check.severity}</Stat>
           <Stat label="Last run" testId="stat-last-run">{timeAgo(check.last_runtime, now)}</Stat>
           <Stat label="Transitioned" testId="stat-transitioned">{timeAgo(check.last_transition_time, now)}</Stat>
-          <Stat label="Next run" testId="stat-next-run">{timeAgo(check.next_runtime, now)}</Stat>
+          <Stat label="Next run" testId="stat-next-run">
+            <NextRunText nextRun={detail.nextRun} now={now} />
+          </Stat>
         </dl>
         {detail.error ? (
           <p role="alert" className="text-sm text-danger" data-testid="check-detail-error">

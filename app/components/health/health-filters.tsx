@@ -139,7 +139,10 @@ export function HealthToolbar({ query, groupBy, tabBy, layout, groupByOptions, t
   return (
     <div className="flex flex-wrap items-center gap-2" data-testid="health-toolbar">
       <FilterToggle count={filterCount} />
-      <Form method="get" role="search" preventScrollReset className="relative flex min-w-64 flex-1 items-center" data-testid="health-search">
+      {/* The search takes the row; the grouping and layout controls stay together and move to a
+          row of their own, right-aligned, when they no longer fit beside it (1280 px with the
+          no-JS Apply and Search buttons). */}
+      <Form method="get" role="search" preventScrollReset className="relative flex min-w-64 flex-[1_1_20rem] items-center" data-testid="health-search">
         <HiddenParams search={search} exclude={['query', 'page']} />
         <Search aria-hidden="true" className="pointer-events-none absolute left-2 size-4 text-muted-foreground" />
         <input
@@ -158,46 +161,48 @@ export function HealthToolbar({ query, groupBy, tabBy, layout, groupByOptions, t
           </Link>
         ) : null}
         {hydrated ? null : (
-          <button type="submit" className={cn(buttonVariants({ variant: 'outline', size: 'sm' }), 'ml-2')} data-testid="search-submit">
+          <button type="submit" className={cn(buttonVariants({ variant: 'outline', size: 'sm' }), 'ml-2 shrink-0')} data-testid="search-submit">
             Search
           </button>
         )}
       </Form>
-      <Form method="get" preventScrollReset className="flex items-center gap-2" data-testid="health-grouping" onChange={(event) => submit(event.currentTarget, { preventScrollReset: true, replace: true })}>
-        <HiddenParams search={search} exclude={['groupBy', 'tabBy', 'tab', 'page', 'expanded']} />
-        <label className="flex items-center gap-1 text-sm">
-          Group By
-          <select name="groupBy" defaultValue={groupBy} key={`g-${groupBy}`} className="h-9 rounded-md border border-input bg-card px-2" data-testid="group-by">
-            {groupByOptions.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex items-center gap-1 text-sm">
-          Tab By
-          <select name="tabBy" defaultValue={tabBy} key={`t-${tabBy}`} className="h-9 rounded-md border border-input bg-card px-2" data-testid="tab-by">
-            {tabByOptions.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        {hydrated ? null : (
-          <button type="submit" className={buttonVariants({ variant: 'outline', size: 'sm' })} data-testid="grouping-submit">
-            Apply
-          </button>
-        )}
-      </Form>
-      <div className="flex rounded-md border" role="group" aria-label="Layout">
-        <Link to={withParams(search, { layout: null }, true)} preventScrollReset aria-pressed={layout === 'table'} aria-label="Table layout" data-testid="layout-table" className={cn('p-2', layout === 'table' && 'bg-accent')}>
-          <Table2 aria-hidden="true" className="size-4" />
-        </Link>
-        <Link to={withParams(search, { layout: 'card' }, true)} preventScrollReset aria-pressed={layout === 'card'} aria-label="Card layout" data-testid="layout-card" className={cn('p-2', layout === 'card' && 'bg-accent')}>
-          <LayoutGrid aria-hidden="true" className="size-4" />
-        </Link>
+      <div className="ml-auto flex items-center gap-2">
+        <Form method="get" preventScrollReset className="flex items-center gap-2" data-testid="health-grouping" onChange={(event) => submit(event.currentTarget, { preventScrollReset: true, replace: true })}>
+          <HiddenParams search={search} exclude={['groupBy', 'tabBy', 'tab', 'page', 'expanded']} />
+          <label className="flex items-center gap-1 whitespace-nowrap text-sm">
+            Group By
+            <select name="groupBy" defaultValue={groupBy} key={`g-${groupBy}`} className="h-9 rounded-md border border-input bg-card px-2" data-testid="group-by">
+              {groupByOptions.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="flex items-center gap-1 whitespace-nowrap text-sm">
+            Tab By
+            <select name="tabBy" defaultValue={tabBy} key={`t-${tabBy}`} className="h-9 rounded-md border border-input bg-card px-2" data-testid="tab-by">
+              {tabByOptions.map((option) => (
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          {hydrated ? null : (
+            <button type="submit" className={buttonVariants({ variant: 'outline', size: 'sm' })} data-testid="grouping-submit">
+              Apply
+            </button>
+          )}
+        </Form>
+        <div className="flex rounded-md border" role="group" aria-label="Layout">
+          <Link to={withParams(search, { layout: null }, true)} preventScrollReset aria-pressed={layout === 'table'} aria-label="Table layout" data-testid="layout-table" className={cn('p-2', layout === 'table' && 'bg-accent')}>
+            <Table2 aria-hidden="true" className="size-4" />
+          </Link>
+          <Link to={withParams(search, { layout: 'card' }, true)} preventScrollReset aria-pressed={layout === 'card'} aria-label="Card layout" data-testid="layout-card" className={cn('p-2', layout === 'card' && 'bg-accent')}>
+            <LayoutGrid aria-hidden="true" className="size-4" />
+          </Link>
+        </div>
       </div>
     </div>
   )

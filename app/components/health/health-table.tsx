@@ -21,7 +21,7 @@ const rowId = (row: HealthRow) => (row.kind === 'group' ? `group:${row.key}` : r
 
 /** A check's link: the panel opens on a 1 h range (spec 001 §2). */
 export function checkHref(search: string, id: string): string {
-  return withParams(search, { checkId: id, timeRange: '1h', checkTab: null, historyPage: null, historyStatus: null, historyDuration: null }, true)
+  return withParams(search, { checkId: id, timeRange: '1h', checkTab: null, historyPage: null, historyStatus: null, historyDuration: null, historyDurationCustom: null }, true)
 }
 
 export function expandHref(search: string, expanded: string[], key: string): string {
@@ -45,7 +45,7 @@ function NameCell({ row, search }: { row: HealthRow; search: string }) {
     )
   }
   return (
-    <Link to={checkHref(search, row.id)} preventScrollReset className={cn('flex items-center gap-2 hover:underline', row.deleted && 'line-through opacity-70')} data-testid="check-link">
+    <Link to={checkHref(search, row.id)} preventScrollReset className={cn('flex items-center gap-2 hover:underline', row.deleted && 'line-through opacity-70')} data-testid="check-link" data-check-id={row.id}>
       <Activity aria-hidden="true" className="size-4 shrink-0 text-muted-foreground" />
       <span className="truncate">{row.name}</span>
       {row.deleted ? <Badge variant="danger">deleted</Badge> : null}
