@@ -86,8 +86,9 @@ function flatten<T>(data: T[], props: Pick<UrlTableProps<T>, 'getRowId' | 'getSu
 /**
  * The shared table's URL mode without a client-side row model: the server has already
  * sorted, paged and expanded the rows, so the browser only renders them (sort, paging and
- * expansion are links). Keeps the DOM and test ids of DataTable, so pages can switch freely;
- * pages that sort or group in the browser use DataTable.
+ * expansion are links). Keeps the DOM and test ids of DataTable, so pages can switch freely.
+ * Only for JavaScript-budgeted pages whose loader shapes every row (/health); everything else
+ * uses DataTable (docs/decisions/010-server-shaped-tables.md).
  */
 export function UrlTable<T>(props: UrlTableProps<T>) {
   const { data, columns, urlSorting, pagination, expandHref, rowHref, rowClassName, virtual, emptyMessage = 'No data available', testId = 'data-table', caption } = props
