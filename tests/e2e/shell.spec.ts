@@ -291,6 +291,10 @@ test.describe('layout below 1024 px (issue 12 item 15)', () => {
     // Beside the rail (its 1 px border aside), not over the page's content.
     expect(box.x).toBeGreaterThanOrEqual(sidebar.x + sidebar.width - 1)
     await expect(flyout.getByTestId('nav-users')).toBeVisible()
+    // On top of the page: what is under the middle of an entry is the entry, not the table behind.
+    const entry = (await flyout.getByTestId('nav-users').boundingBox())!
+    const hit = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.closest('[data-testid="nav-settings-menu"]') !== null, { x: entry.x + entry.width / 2, y: entry.y + entry.height / 2 })
+    expect(hit).toBe(true)
     await page.screenshot({ path: `${SCREENSHOTS}/narrow-1000-settings-flyout.png` })
     await flyout.getByTestId('nav-tokens').click()
     await expect(page).toHaveURL(/\/settings\/tokens$/)

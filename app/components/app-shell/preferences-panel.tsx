@@ -99,7 +99,7 @@ export function PreferencesPanel({ preferences, timeZones }: { preferences: Reso
     ? `Browser (${preferences.browserTimeZone})`
     : isHydrated
       ? 'Browser'
-      : 'Browser (UTC until JavaScript reports the zone)'
+      : 'Browser (UTC without JavaScript)'
 
   return (
     <section

@@ -226,9 +226,10 @@ export function Sidebar({ sidebar, collapsed }: { sidebar: SidebarData; collapse
         data-collapsed={variant === 'rail' ? 'true' : 'false'}
         data-variant={variant}
         aria-label="Sidebar"
+        // z-20: a sticky box is its own stacking layer; without it the page's table painted over the flyout.
         className={cn(
           'flex h-screen shrink-0 flex-col border-r bg-sidebar transition-[width]',
-          byVariant(variant, { rail: 'sticky top-0 w-14', responsive: 'sticky top-0 w-56 max-lg:w-14', overlay: 'fixed inset-y-0 left-0 z-40 w-56 shadow-lg' }),
+          byVariant(variant, { rail: 'sticky top-0 z-20 w-14', responsive: 'sticky top-0 z-20 w-56 max-lg:w-14', overlay: 'fixed inset-y-0 left-0 z-40 w-56 shadow-lg' }),
         )}
       >
         <div className={cn('flex h-12 items-center border-b', byVariant(variant, { rail: 'justify-center', responsive: 'px-3 max-lg:justify-center max-lg:px-0', overlay: 'px-3' }))}>
