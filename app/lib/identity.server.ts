@@ -164,6 +164,31 @@ export function getFlow(args: ApiArgs, kind: FlowKind, id: string): Promise<OryA
   })
 }
 
+/** Registration's answer per identity service, for a minute: it changes only with the service's configuration. */
+const registrationStates = new Map<string, { isOpen: boolean; until: number }>()
+const REGISTRATION_STATE_TTL_MS = 60_000
+
+/**
+ * Whether self-service registration is open. Kratos publishes no setting for it; creating a
+ * registration flow answers 400 `self_service_flow_disabled` when it is closed (identity-flows
+ * §3), so that is the question asked — without the browser's cookies, so a signed-in browser
+ * does not get `session_already_available` instead. Only the two clear answers are remembered;
+ * anything else (service down) keeps offering the link, and the registration page explains.
+ */
+export async function isRegistrationOpen(args: ApiArgs, now = Date.now()): Promise<boolean> {
+  const key = args.context.gateway.gatewayBaseUrl
+  const known = registrationStates.get(key)
+  if (known && known.until > now) return known.isOpen
+  try {
+    const answer = await oryRequest(args, '', (api, options) => api.createBrowserRegistrationFlow({}, options))
+    const isClosed = answer.status === 400 && errorOf(answer.body).error?.id === 'self_service_flow_disabled'
+    if (isClosed || (answer.status === 200 && isFlow(answer.body))) registrationStates.set(key, { isOpen: !isClosed, until: now + REGISTRATION_STATE_TTL_MS })
+    return !isClosed
+  } catch {
+    return true
+  }
+}
+
 /** Submit buttons and checkboxes that Kratos' method schemas type as booleans. */
 const BOOLEAN_FIELDS = new Set(['totp_unlink', 'lookup_secret_regenerate', 'lookup_secret_reveal', 'lookup_secret_confirm', 'lookup_secret_disable'])
 

@@ -166,7 +166,8 @@ function PropertyDialog({ mode, lastResult, property }: { mode: 'create' | 'upda
   const navigation = useNavigation()
   const saving = navigation.state === 'submitting' && navigation.formData?.get('intent') === mode
   const schema = mode === 'create' ? CreatePropertySchema : UpdatePropertySchema
-  const [form, fields] = useSchemaForm(schema, { id: `property-${mode}`, lastResult, defaultValue: property ?? {} })
+  // onInput: an error line vanishing on blur would move the Save button under the pointer.
+  const [form, fields] = useSchemaForm(schema, { id: `property-${mode}`, lastResult, defaultValue: property ?? {}, shouldRevalidate: 'onInput' })
   const action = mode === 'create' ? `${PAGE}?dialog=add` : `${PAGE}?dialog=edit&name=${encodeURIComponent(property?.name ?? '')}`
   return (
     <Modal title={mode === 'create' ? 'Add property' : 'Edit property'} closeTo={PAGE} size="very-small" expandable={false} testId="property-dialog">
@@ -231,7 +232,7 @@ function featureColumns(canWrite: boolean): ColumnDef<FeatureRow, unknown>[] {
         return (
           <span className="flex flex-wrap items-center gap-1" data-testid="feature-state">
             <Badge variant={badge.variant}>{badge.label}</Badge>
-            {row.original.disabledBy ? <span className="text-xs text-muted-foreground">{`${row.original.state === 'inherited' ? '' : 'also '}by ${row.original.disabledBy}`}</span> : null}
+            {row.original.disabledBy ? <span className="text-xs text-muted-foreground">{`${row.original.state === 'inherited' ? '' : 'also '}via ${row.original.disabledBy}`}</span> : null}
           </span>
         )
       },

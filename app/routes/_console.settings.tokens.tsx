@@ -3,6 +3,7 @@ import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import type { ColumnDef } from '@tanstack/react-table'
+import { useHydrated } from 'remix-utils/use-hydrated'
 import { z } from 'zod'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
@@ -80,7 +81,17 @@ export async function action(args: ActionFunctionArgs) {
 
 const columns: ColumnDef<TokenRow, unknown>[] = [
   { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name },
-  { id: 'owner', header: 'Owner', enableSorting: false, cell: ({ row }) => row.original.person_name ?? '' },
+  {
+    id: 'owner',
+    header: 'Owner',
+    enableSorting: false,
+    cell: ({ row }) => (
+      <span className="flex flex-col" data-testid="token-owner">
+        <span>{row.original.owner_name ?? 'Unknown'}</span>
+        {row.original.owner_email && row.original.owner_email !== row.original.owner_name ? <span className="text-xs text-muted-foreground">{row.original.owner_email}</span> : null}
+      </span>
+    ),
+  },
   { id: 'created', header: 'Created', enableSorting: false, cell: ({ row }) => <DateTime value={row.original.created_at} /> },
   { id: 'expires', header: 'Expires', enableSorting: false, cell: ({ row }) => (row.original.expires_at ? <DateTime value={row.original.expires_at} /> : 'never') },
 ]
@@ -132,13 +143,17 @@ function CreateTokenForm({ lastResult, creating }: { lastResult: SubmissionResul
     defaultValue: { expiry: 'never' },
   })
   const { key: expiryKey, ...expiryProps } = getSelectProps(fields.expiry)
+  const hydrated = useHydrated()
+  // Spec 002 §5: with JavaScript the button stays disabled while the name is empty or blank;
+  // without it the browser's `required` and `pattern` refuse it, and the server once more.
+  const isNameBlank = !(typeof fields.name.value === 'string' && fields.name.value.trim())
   return (
     <Form method="post" action="/settings/tokens?dialog=new" {...getFormProps(form)} className="flex flex-col gap-4" data-testid="create-token-form">
       <input type="hidden" name="intent" value="create" />
       {form.errors?.length ? <InlineError message={form.errors.join(' ')} /> : null}
       <Field
         labelProps={{ htmlFor: fields.name.id, children: 'Name' }}
-        inputProps={{ ...getInputProps(fields.name, { type: 'text' }), ...{ 'data-testid': 'token-name-input' } }}
+        inputProps={{ ...getInputProps(fields.name, { type: 'text' }), pattern: String.raw`.*\S.*`, title: 'Name is required', ...{ 'data-testid': 'token-name-input' } }}
         errors={fields.name.errors}
       />
       <div className="flex flex-col gap-1.5">
@@ -168,7 +183,7 @@ function CreateTokenForm({ lastResult, creating }: { lastResult: SubmissionResul
           ))}
         </div>
       </fieldset>
-      <Button type="submit" disabled={creating} data-testid="create-token-submit">
+      <Button type="submit" disabled={creating || (hydrated && isNameBlank)} data-testid="create-token-submit">
         {creating ? 'Creating...' : 'Create Token'}
       </Button>
     </Form>

@@ -1,4 +1,4 @@
-import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
 import { AccountCard } from '#app/components/account-card.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
@@ -6,7 +6,7 @@ import { FlowForm } from '#app/components/identity/flow-nodes.tsx'
 import { flowAction, FlowStatus } from '#app/components/identity/flow-status.tsx'
 import { apiFetch } from '#app/lib/gateway.server.ts'
 import { hasGroup, isFlow, loginTitle, nodesForGroups, toConsolePath, type Flow } from '#app/lib/identity-flow.ts'
-import { createFlow, loadFlow, mapFlowAnswer, respond, submitFlow, type FlowPageData } from '#app/lib/identity.server.ts'
+import { createFlow, isRegistrationOpen, loadFlow, mapFlowAnswer, respond, submitFlow, type FlowPageData } from '#app/lib/identity.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
 export const handle = {
@@ -72,7 +72,10 @@ export async function loader(args: LoaderFunctionArgs) {
   if (isPlainSignIn && (await hasConsoleSession(args))) {
     throw redirect(toConsolePath(url.searchParams.get('return_to'), url.origin, '/').replace(/^\/login(?=[/?]|$).*/, '/'), 303)
   }
-  return loadFlow(args, 'login')
+  // Asked alongside the flow; it never rejects, so a thrown redirect leaves nothing pending.
+  const registration = isRegistrationOpen(args)
+  const page = await loadFlow(args, 'login')
+  return data({ ...page.data, isRegistrationOpen: await registration }, page.init ?? undefined)
 }
 
 export async function action(args: ActionFunctionArgs) {
@@ -80,7 +83,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function LoginRoute() {
-  const loaderData = useLoaderData<typeof loader>() as FlowPageData
+  const loaderData = useLoaderData<typeof loader>() as FlowPageData & { isRegistrationOpen?: boolean }
   const actionData = useActionData<typeof action>() as FlowPageData | undefined
   const location = useLocation()
   const page = actionData?.flow || actionData?.error ? actionData : loaderData
@@ -99,8 +102,8 @@ export default function LoginRoute() {
           <Link to="/recovery" data-testid="reset-password-link" className="underline-offset-4 hover:text-foreground hover:underline">
             Reset password
           </Link>
-          {isSecondFactor ? null : (
-            <Link to="/registration" className="underline-offset-4 hover:text-foreground hover:underline">
+          {isSecondFactor || loaderData.isRegistrationOpen === false ? null : (
+            <Link to="/registration" data-testid="create-account-link" className="underline-offset-4 hover:text-foreground hover:underline">
               Create account
             </Link>
           )}

@@ -133,15 +133,17 @@ test.describe('access screens', () => {
     const nameInput = form.getByTestId('token-name-input')
     // getZodConstraint puts the schema's rule into the page as a native `required`.
     await expect(nameInput).toHaveAttribute('required', '')
-    await form.getByTestId('create-token-submit').click()
     if (testInfo.project.name === 'no-js') {
+      await form.getByTestId('create-token-submit').click()
       // Without JavaScript the browser itself refuses the empty field: no POST, the form stays.
       expect(await nameInput.evaluate((input: HTMLInputElement) => input.validity.valueMissing)).toBe(true)
       await expect(form).toBeVisible()
       // No server round trip happened: the server's own message is not on the page.
       await expect(form).not.toContainText('Name is required')
     } else {
-      await expect(form).toContainText('Name is required')
+      // With JavaScript the button stays disabled while the name is empty (spec 002 §5).
+      await page.waitForSelector('html[data-hydrated]')
+      await expect(form.getByTestId('create-token-submit')).toBeDisabled()
     }
 
     const name = unique('token', testInfo.project.name)
@@ -180,6 +182,21 @@ test.describe('access screens', () => {
     await form.getByTestId('invite-role').selectOption('viewer')
     await form.getByTestId('invite-submit').click()
     await expect(page.getByTestId('invite-form').getByTestId('inline-error')).toContainText('user already exists')
+  })
+
+  test('Set role changes the role of a user and confirms with a toast', async ({ page }, testInfo) => {
+    await signInAsAdmin(page, '/settings/users')
+    const email = `${unique('role', testInfo.project.name)}@e2e.example.com`
+    await inviteUser(page, email, 'viewer')
+    await page.getByTestId('invite-done').click()
+    if (testInfo.project.name === 'js') await page.waitForSelector('html[data-hydrated]')
+    const row = page.locator(`[data-testid="user-row"][data-email="${email}"]`)
+    await expect(row.getByTestId('user-roles')).toContainText('viewer')
+    await row.getByRole('combobox', { name: 'Role of Eve Invited' }).selectOption('editor')
+    await row.getByRole('button', { name: 'Set role' }).click()
+    await expect(page.getByTestId('toast')).toHaveText('Eve Invited is now editor')
+    await expect(row.getByTestId('user-roles')).toContainText('editor')
+    await expect(row.getByTestId('user-roles')).not.toContainText('viewer')
   })
 
   test('creates a team, adds two members at once and removes one', async ({ page }, testInfo) => {

@@ -1,6 +1,10 @@
 import { expect, test, type Page } from './support/test.ts'
 import { generate } from 'otplib'
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { E2E_ADMIN, E2E_ORIGIN, E2E_TOKEN } from '../../playwright.config.ts'
+import { startProcess, type RunningProcess } from '../support/processes.ts'
 
 /**
  * The identity screens against the embedded identity service, with and without JavaScript:
@@ -316,6 +320,15 @@ test.describe('identity screens', () => {
     await expect(page.getByRole('heading', { name: 'Sign in with an access token' })).toBeVisible()
   })
 
+  test('sign-in offers Create account while registration is open', async ({ page }) => {
+    // This run's server has LOOKOUT_REGISTRATION=open (playwright.config.ts).
+    await page.goto('/login')
+    await expect(page.getByRole('heading', { name: 'Sign In to your account' })).toBeVisible()
+    await page.getByTestId('create-account-link').click()
+    await expect(page).toHaveURL(/\/registration/)
+    await expect(page.getByRole('heading', { name: 'Create account' })).toBeVisible()
+  })
+
   test('offline: the spec text shows while the browser has no connection (JavaScript only)', async ({ page, context }, testInfo) => {
     // Without JavaScript the browser's own offline page is all anyone can show.
     test.skip(testInfo.project.name === 'no-js', 'needs the running app')
@@ -326,5 +339,35 @@ test.describe('identity screens', () => {
     await expect(page.getByTestId('offline-notice')).toHaveText('No internet connection. Please try again.')
     await context.setOffline(false)
     await expect(page.getByTestId('offline-notice')).toHaveCount(0)
+  })
+})
+
+test.describe('sign-in with registration closed', () => {
+  // A second server of the built console, started with registration closed (the default).
+  let server: RunningProcess | undefined
+  let dataDir = ''
+
+  test.beforeAll(async () => {
+    test.setTimeout(120_000)
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'lookout-e2e-closed-'))
+    server = await startProcess(
+      'server.ts',
+      { NODE_ENV: 'production', LOOKOUT_DATA_DIR: dataDir, LOOKOUT_DEMO_DATA: 'false', LOOKOUT_ENGINE: 'off', LOOKOUT_REGISTRATION: 'closed', DATABASE_URL: '' },
+      { timeoutMs: 110_000 },
+    )
+  })
+
+  test.afterAll(async () => {
+    await server?.stop()
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  test('does not offer Create account', async ({ page }) => {
+    await page.goto(`${server!.url}/login`)
+    await expect(page.getByRole('heading', { name: 'Sign In to your account' })).toBeVisible()
+    await expect(page.getByTestId('reset-password-link')).toBeVisible()
+    await expect(page.getByTestId('token-sign-in-link')).toBeVisible()
+    await expect(page.getByTestId('create-account-link')).toHaveCount(0)
+    await expect(page.getByText('Create account')).toHaveCount(0)
   })
 })
