@@ -167,26 +167,30 @@ const columns: ColumnDef<PermissionSummaryRow, unknown>[] = [
   {
     id: 'action',
     header: 'Action',
+    // An accessor makes a column sortable for tanstack; the order itself comes from the server.
+    accessorFn: (row) => row.action ?? '',
     cell: ({ row }) => (
       <span className="font-mono text-xs" data-testid="permission-action">
         {row.original.action}
       </span>
     ),
   },
-  { id: 'effect', header: 'Effect', cell: ({ row }) => (row.original.deny ? <Badge variant="danger">deny</Badge> : <Badge variant="success">allow</Badge>) },
+  { id: 'effect', header: 'Effect', accessorFn: (row) => Boolean(row.deny), cell: ({ row }) => (row.original.deny ? <Badge variant="danger">deny</Badge> : <Badge variant="success">allow</Badge>) },
   {
     id: 'description',
     header: 'Description',
+    accessorFn: (row) => row.description ?? '',
     cell: ({ row }) => (
       <span className="block max-w-64 truncate" data-testid="permission-description">
         {row.original.description ?? ''}
       </span>
     ),
   },
-  { id: 'source', header: 'Source', cell: ({ row }) => row.original.source ?? '' },
+  { id: 'source', header: 'Source', accessorFn: (row) => row.source ?? '', cell: ({ row }) => row.original.source ?? '' },
   {
     id: 'updated',
     header: 'Updated',
+    accessorFn: (row) => row.updated_at ?? '',
     cell: ({ row }) => <DateTime value={row.original.updated_at ?? row.original.created_at} />,
   },
 ]
