@@ -69,23 +69,26 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 const columns: ColumnDef<IncidentSummaryRow, unknown>[] = [
+  // Sortable columns need an accessor (tanstack's rule); the server does the sorting (URL mode).
   {
     id: 'incident_id',
     header: 'ID',
+    accessorFn: (row) => row.incident_id,
     // IDs and dates stay on one line however narrow the table gets.
     cell: ({ row }) => <span className="whitespace-nowrap font-mono text-xs" data-testid="incident-id">{row.original.incident_id}</span>,
   },
   {
     id: 'title',
     header: 'Title',
+    accessorFn: (row) => row.title,
     cell: ({ row }) => (
       <Link to={`/incidents/${row.original.id}`} className="font-medium hover:underline" data-testid="incident-link">
         {row.original.title}
       </Link>
     ),
   },
-  { id: 'severity', header: 'Severity', cell: ({ row }) => <SeverityBadge severity={row.original.severity} /> },
-  { id: 'status', header: 'Status', cell: ({ row }) => <IncidentStatusBadge status={row.original.status} /> },
+  { id: 'severity', header: 'Severity', accessorFn: (row) => row.severity, cell: ({ row }) => <SeverityBadge severity={row.original.severity} /> },
+  { id: 'status', header: 'Status', accessorFn: (row) => row.status, cell: ({ row }) => <IncidentStatusBadge status={row.original.status} /> },
   { id: 'type', header: 'Type', enableSorting: false, cell: ({ row }) => labelOf(row.original.type) },
   { id: 'commander', header: 'Commander', enableSorting: false, cell: ({ row }) => row.original.commander?.name ?? '' },
   {
@@ -104,6 +107,7 @@ const columns: ColumnDef<IncidentSummaryRow, unknown>[] = [
   {
     id: 'created_at',
     header: 'Created',
+    accessorFn: (row) => row.created_at,
     cell: ({ row }) => (
       <DateTime value={row.original.created_at} className="tabular-nums" testId="incident-created" />
     ),

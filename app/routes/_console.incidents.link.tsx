@@ -83,6 +83,9 @@ export default function LinkToIncidentRoute() {
     id: 'link-incident-step',
     lastResult: actionData?.step === 'choose' ? actionData.result : undefined,
     defaultValue: { incident, q: query },
+    // Errors clear as a choice is made, not on blur: a blur that removes the error line moves the
+    // button under the pointer and swallows the click that caused it.
+    shouldRevalidate: 'onInput',
   })
   const hidden = (
     <>
