@@ -83,8 +83,16 @@ export type ResolvedPreferences = Preferences & {
   dates: DateDisplay
 }
 
+const UTC_ALIASES = new Set(['Etc/UTC', 'Etc/UCT', 'Etc/GMT', 'Etc/Universal', 'Etc/Zulu', 'Etc/GMT+0', 'Etc/GMT-0', 'Etc/GMT0', 'GMT', 'UCT', 'Universal', 'Zulu'])
+
+/** The browser's zone as the console names it: its UTC aliases are plain UTC (no re-render for them). */
+export function normalizeBrowserTimeZone(timeZone: string | null | undefined): string | null {
+  if (!timeZone || !isKnownTimeZone(timeZone)) return null
+  return UTC_ALIASES.has(timeZone) ? 'UTC' : timeZone
+}
+
 export function resolvePreferences(preferences: Preferences, browserTimeZone: string | null): ResolvedPreferences {
-  const browser = browserTimeZone && isKnownTimeZone(browserTimeZone) ? browserTimeZone : null
+  const browser = normalizeBrowserTimeZone(browserTimeZone)
   const timeZone = preferences.timeZone === BROWSER_TIME_ZONE ? (browser ?? 'UTC') : preferences.timeZone
   return { ...preferences, browserTimeZone: browser, dates: { format: preferences.dateTimeFormat, timeZone } }
 }

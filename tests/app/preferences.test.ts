@@ -75,6 +75,8 @@ describe('stored preferences', () => {
     expect(resolvePreferences(DEFAULT_PREFERENCES, null).dates).toEqual({ format: 'timestamp', timeZone: 'UTC' })
     expect(resolvePreferences(DEFAULT_PREFERENCES, 'Asia/Tokyo').dates.timeZone).toBe('Asia/Tokyo')
     expect(resolvePreferences(DEFAULT_PREFERENCES, 'bogus').browserTimeZone).toBeNull()
+    // A browser on UTC under another name changes nothing (and triggers no re-render).
+    expect(resolvePreferences(DEFAULT_PREFERENCES, 'Etc/UTC').dates.timeZone).toBe('UTC')
     expect(resolvePreferences({ ...DEFAULT_PREFERENCES, timeZone: 'Europe/Berlin' }, 'Asia/Tokyo').dates.timeZone).toBe('Europe/Berlin')
   })
 

@@ -1,6 +1,6 @@
 import { useRevalidator } from '@remix-run/react'
 import { useEffect } from 'react'
-import { BROWSER_TIME_ZONE, BROWSER_TIME_ZONE_COOKIE, type ResolvedPreferences } from '#app/lib/preferences.ts'
+import { BROWSER_TIME_ZONE, BROWSER_TIME_ZONE_COOKIE, normalizeBrowserTimeZone, type ResolvedPreferences } from '#app/lib/preferences.ts'
 
 const ONE_YEAR_SECONDS = 60 * 60 * 24 * 365
 
@@ -16,7 +16,7 @@ export function useReportBrowserTimeZone(preferences: ResolvedPreferences | unde
   const usesBrowserZone = preferences?.timeZone === BROWSER_TIME_ZONE
   const shownZone = preferences?.dates.timeZone
   useEffect(() => {
-    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone
+    const zone = normalizeBrowserTimeZone(Intl.DateTimeFormat().resolvedOptions().timeZone)
     if (!zone || zone === known) return
     document.cookie = `${BROWSER_TIME_ZONE_COOKIE}=${encodeURIComponent(zone)}; Path=/; Max-Age=${ONE_YEAR_SECONDS}; SameSite=Lax`
     // Re-render only when the dates on screen would change.
