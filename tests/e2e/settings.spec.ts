@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from './support/test.ts'
-import { E2E_ADMIN, E2E_TOKEN } from '../../playwright.config.ts'
+import { E2E_ADMIN, E2E_ORIGIN, E2E_TOKEN } from '../../playwright.config.ts'
 
 /**
  * Feature flags and the token-created dialog (issue 12 items 4 and 11), with JavaScript on and
@@ -31,6 +31,30 @@ async function setProperty(request: APIRequestContext, name: string, value: stri
     data: { name, value, deleted_at: null },
   })
   expect(response.status()).toBe(201)
+}
+
+/** Invites an editor through the users screen and returns the one-time sign-in link from the mail. */
+async function inviteEditor(page: Page, email: string): Promise<string> {
+  await page.goto('/settings/users?dialog=invite')
+  const form = page.getByTestId('invite-form')
+  await form.locator('input[name="firstName"]').fill('Ed')
+  await form.locator('input[name="lastName"]').fill('Itor')
+  await form.locator('input[name="email"]').fill(email)
+  await form.getByTestId('invite-role').selectOption('editor')
+  await form.getByTestId('invite-submit').click()
+  await expect(page.getByTestId('invite-result')).toContainText(email)
+  let body = ''
+  await expect
+    .poll(async () => {
+      const response = await page.request.get(`/api/auth/outbox?to=${encodeURIComponent(email)}`, { headers: { authorization: `Bearer ${E2E_TOKEN}` } })
+      const { payload } = (await response.json()) as { payload: { subject: string; body: string }[] }
+      body = payload.find((mail) => /invited/i.test(mail.subject))?.body ?? ''
+      return body
+    })
+    .not.toBe('')
+  const link = /https?:\/\/\S+/.exec(body)?.[0]
+  expect(link).toBeTruthy()
+  return link!
 }
 
 test.describe('feature flags', () => {
@@ -126,6 +150,34 @@ test.describe('feature flags', () => {
     await page.getByTestId('property-form').getByTestId('property-submit').click()
     await expect(page.getByTestId('toast')).toHaveText(`${name} added successfully`)
     await expect(row).toContainText('three')
+  })
+
+  test('an editor sees the flags read-only and cannot post a change', async ({ page, browser }, testInfo) => {
+    await signInAsAdmin(page, '/settings/users')
+    const link = await inviteEditor(page, `${unique('editor', testInfo.project.name)}@e2e.example.com`)
+    const context = await browser.newContext({ javaScriptEnabled: testInfo.project.name !== 'no-js' })
+    const editor = await context.newPage()
+    try {
+      await editor.goto(link)
+      await expect(editor).toHaveURL(/\/profile-settings/)
+      await editor.goto('/settings/feature-flags')
+      await expect(editor.locator('[data-testid="feature-row"][data-feature="health"]')).toBeVisible()
+      await expect(editor.getByTestId('properties-page')).toContainText('Only admins can change them.')
+      await expect(editor.getByTestId('feature-toggle')).toHaveCount(0)
+      await expect(editor.getByTestId('add-property')).toHaveCount(0)
+      await expect(editor.getByTestId('edit-property')).toHaveCount(0)
+      // The action refuses a hand-made post too (the API would as well: properties are admin-only).
+      const refused = await editor.request.post('/settings/feature-flags', {
+        form: { intent: 'toggle', feature: 'health', disabled: 'true' },
+        headers: { origin: E2E_ORIGIN },
+        maxRedirects: 0,
+      })
+      expect(refused.status()).toBe(403)
+    } finally {
+      await context.close()
+    }
+    await page.goto('/settings/feature-flags')
+    await expect(page.locator('[data-testid="feature-row"][data-feature="health"]')).toHaveAttribute('data-state', 'enabled')
   })
 })
 
