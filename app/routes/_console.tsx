@@ -6,7 +6,6 @@ import { ErrorView } from '#app/components/error-view.tsx'
 import { Sidebar, SIDEBAR_ACTION, useSidebarCollapsed } from '#app/components/app-shell/sidebar.tsx'
 import { TopBar } from '#app/components/app-shell/top-bar.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
-import { cn } from '#app/lib/cn.ts'
 import { getSwitchedOffNames } from '#app/lib/features.ts'
 import { buildSidebar } from '#app/lib/navigation.ts'
 import { getPublicOrigin } from '#app/lib/public-origin.server.ts'
@@ -60,12 +59,11 @@ export default function ConsoleLayout() {
           preferences={rootData?.preferences ?? DEFAULT_RESOLVED_PREFERENCES}
           timeZones={timeZones}
         />
-        <main
-          id="main"
-          aria-busy={navigation.state === 'loading'}
-          className={cn('flex-1 transition-opacity', navigation.state === 'loading' && 'opacity-70')}
-        >
+        <main id="main" aria-busy={navigation.state === 'loading'} className="relative flex-1">
           <Outlet />
+          {/* Dims the page while it loads without opacity on <main>: that would make it a stacking
+              context and put the top bar over the page's dialogs (app/components/modal/dialog-behaviour.ts). */}
+          {navigation.state === 'loading' ? <div aria-hidden="true" className="pointer-events-none absolute inset-0 z-10 bg-background/30" data-testid="page-loading" /> : null}
         </main>
       </div>
     </div>

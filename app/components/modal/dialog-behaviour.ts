@@ -43,7 +43,7 @@ export function useDialogDismiss(dialogRef: RefObject<HTMLElement | null>, close
         if (window.location.pathname !== pathname) return
         const current = document.activeElement
         if (current && current !== document.body && current.isConnected) return
-        findOpener(opener, url)?.focus({ preventScroll: true })
+        focusOpener(opener, url)
       }, 0)
     }
   }, [dialogRef])
@@ -95,20 +95,17 @@ function isPopover(details: HTMLDetailsElement): boolean {
   return Array.from(details.children).some((child) => child.tagName !== 'SUMMARY' && getComputedStyle(child).position === 'absolute')
 }
 
-function isShown(element: HTMLElement): boolean {
-  return element.isConnected && element.getClientRects().length > 0
-}
-
-function findOpener(remembered: HTMLElement | null, url: string): HTMLElement | null {
+/** Focuses the first candidate that takes focus (one in a closed menu does not: its menu's button does). */
+function focusOpener(remembered: HTMLElement | null, url: string): void {
   const links = Array.from(document.querySelectorAll<HTMLAnchorElement>('a[href]')).filter((link) => {
     const target = new URL(link.href, window.location.href)
     return target.origin === window.location.origin && `${target.pathname}${target.search}` === url
   })
   for (const candidate of [remembered, ...links]) {
     if (!candidate?.isConnected) continue
-    if (isShown(candidate)) return candidate
-    const menuButton = candidate.closest('details')?.querySelector('summary')
-    if (menuButton && isShown(menuButton)) return menuButton
+    for (const element of [candidate, candidate.closest('details')?.querySelector('summary')]) {
+      element?.focus({ preventScroll: true })
+      if (element && document.activeElement === element) return
+    }
   }
-  return null
 }

@@ -48,7 +48,7 @@ export function UrlDialog({
               Help
             </a>
           ) : null}
-          <Link to={closeTo} aria-label="Close" className="rounded-md p-1 text-muted-foreground hover:bg-muted" preventScrollReset>
+          <Link to={closeTo} aria-label="Close" className="rounded-md p-1 text-muted-foreground hover:bg-muted" preventScrollReset data-testid={testId ? `${testId}-close` : undefined}>
             <X aria-hidden="true" className="size-4" />
           </Link>
         </header>
