@@ -114,8 +114,8 @@ export default function PermissionsReference() {
         </p>
         <p>
           A permission may carry an expiry (<Code>until</Code>); once it passes, the rule no longer applies. The dialog edits the subject, the resource, the
-          action, deny and the description; tags, agents, expiry and resource selectors are written through the API (<Code>/api/db/permissions</Code>) and kept
-          when the dialog saves a row.
+          action, deny and the description. Tags, agents, expiry and resource selectors are written through the data API (the <Code>permissions</Code> table); the dialog
+          keeps a row&apos;s tags, agents and expiry when it saves it, while the resource it saves replaces any selector (a row has one target).
         </p>
       </Section>
 

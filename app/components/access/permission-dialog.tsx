@@ -7,7 +7,6 @@ import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
-import { cn } from '#app/lib/cn.ts'
 import {
   ACTIONS_BY_RESOURCE_KIND,
   PermissionFormSchema,
@@ -175,7 +174,7 @@ export function PermissionDialog({ id, defaultValue, lastResult, choices, loadEr
         </div>
 
         <div className="flex justify-end gap-2">
-          <button type="submit" disabled={saving} className={cn(buttonVariants({ size: 'sm' }))} data-testid="permission-save">
+          <button type="submit" disabled={saving} className={buttonVariants({ size: 'sm' })} data-testid="permission-save">
             {saving ? 'Saving...' : 'Save'}
           </button>
         </div>
