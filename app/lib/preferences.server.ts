@@ -1,11 +1,6 @@
 import { cookieValue, httpOnlyCookie } from '#server/cookies.ts'
-import {
-  BROWSER_TIME_ZONE_COOKIE,
-  parseStoredPreferences,
-  resolvePreferences,
-  type Preferences,
-  type ResolvedPreferences,
-} from './preferences.ts'
+import { parseStoredPreferences } from './preferences-form.ts'
+import { BROWSER_TIME_ZONE_COOKIE, resolvePreferences, type Preferences, type ResolvedPreferences } from './preferences.ts'
 
 /**
  * The preferences cookie. A plain UI choice, so unsigned; HttpOnly because only the server reads

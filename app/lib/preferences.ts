@@ -1,10 +1,10 @@
-import { z } from 'zod'
-import { DATE_TIME_FORMATS, isKnownTimeZone, timeZoneOffsetMinutes, type DateDisplay, type DateTimeFormat } from './format.ts'
+import { isKnownTimeZone, timeZoneOffsetMinutes, type DateDisplay, type DateTimeFormat } from './format.ts'
 
 /**
  * The preferences panel of spec 002 §2 ("Preferences panel") and the client-side preferences
  * of spec 002 §3, kept in one cookie so the server renders with them (no JavaScript needed, and
- * no hydration mismatch: the browser renders from the same loader data).
+ * no hydration mismatch: the browser renders from the same loader data). Pure and free of zod, so
+ * every page can include it; the schemas are in preferences-form.ts.
  */
 
 /** The zone the spec calls 'Browser': whatever zone the browser reports (UTC until it has). */
@@ -27,53 +27,6 @@ export const DEFAULT_PREFERENCES: Preferences = {
   cardWidth: CARD_WIDTH.default,
   dateTimeFormat: 'timestamp',
   timeZone: BROWSER_TIME_ZONE,
-}
-
-const TimeZoneSchema = z
-  .string()
-  .trim()
-  .refine((zone) => zone === BROWSER_TIME_ZONE || (zone.length <= 64 && isKnownTimeZone(zone)), 'Unknown timezone')
-
-const CardWidthSchema = z.coerce
-  .number({ invalid_type_error: 'Card width must be a number' })
-  .int('Card width must be a whole number')
-  .min(CARD_WIDTH.min, `Card width is at least ${CARD_WIDTH.min}`)
-  .max(CARD_WIDTH.max, `Card width is at most ${CARD_WIDTH.max}`)
-  .refine((width) => width % CARD_WIDTH.step === 0, `Card width goes in steps of ${CARD_WIDTH.step}`)
-
-/**
- * The panel's form. Checkboxes send 'on' when ticked and nothing otherwise; every field has a
- * fixed choice in the browser, so an error here means a hand-made request.
- */
-export const PreferencesFormSchema = z.object({
-  redirectTo: z.string().optional(),
-  showHiddenComponents: z.literal('on').optional().transform(Boolean),
-  showDeletedConfigs: z.literal('on').optional().transform(Boolean),
-  cardWidth: CardWidthSchema,
-  dateTimeFormat: z.enum(DATE_TIME_FORMATS as [DateTimeFormat, ...DateTimeFormat[]], {
-    errorMap: () => ({ message: 'Choose short, medium, full or timestamp' }),
-  }),
-  timeZone: TimeZoneSchema,
-})
-
-/** Reads the stored preferences field by field: a bad or missing value falls back to its default. */
-const StoredPreferencesSchema = z.object({
-  showHiddenComponents: z.boolean().catch(DEFAULT_PREFERENCES.showHiddenComponents),
-  showDeletedConfigs: z.boolean().catch(DEFAULT_PREFERENCES.showDeletedConfigs),
-  cardWidth: CardWidthSchema.catch(DEFAULT_PREFERENCES.cardWidth),
-  dateTimeFormat: z.enum(DATE_TIME_FORMATS as [DateTimeFormat, ...DateTimeFormat[]]).catch(DEFAULT_PREFERENCES.dateTimeFormat),
-  timeZone: TimeZoneSchema.catch(DEFAULT_PREFERENCES.timeZone),
-})
-
-export function parseStoredPreferences(text: string | null | undefined): Preferences {
-  let value: unknown = {}
-  try {
-    value = text ? JSON.parse(text) : {}
-  } catch {
-    value = {}
-  }
-  const parsed = StoredPreferencesSchema.safeParse(value && typeof value === 'object' ? value : {})
-  return parsed.success ? parsed.data : DEFAULT_PREFERENCES
 }
 
 /** What the root loader hands every screen: the stored choices plus the zone dates use. */

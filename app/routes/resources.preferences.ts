@@ -1,7 +1,7 @@
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs } from '@remix-run/node'
 import { safeRedirect } from 'remix-utils/safe-redirect'
-import { PreferencesFormSchema } from '#app/lib/preferences.ts'
+import { PreferencesFormSchema } from '#app/lib/preferences-form.ts'
 import { serializePreferences } from '#app/lib/preferences.server.ts'
 
 export async function loader() {

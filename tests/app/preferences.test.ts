@@ -1,13 +1,8 @@
 import { parseWithZod } from '@conform-to/zod'
 import { describe, expect, it } from 'vitest'
 import { formatDate, formatDateTime, formatUtcOffset, timeZoneOffsetMinutes } from '#app/lib/format.ts'
-import {
-  DEFAULT_PREFERENCES,
-  listTimeZonesByOffset,
-  parseStoredPreferences,
-  PreferencesFormSchema,
-  resolvePreferences,
-} from '#app/lib/preferences.ts'
+import { parseStoredPreferences, PreferencesFormSchema } from '#app/lib/preferences-form.ts'
+import { DEFAULT_PREFERENCES, listTimeZonesByOffset, resolvePreferences } from '#app/lib/preferences.ts'
 import { getPreferences, serializePreferences } from '#app/lib/preferences.server.ts'
 import { backendVersionOf } from '#app/lib/about.server.ts'
 import { formatVersionLine } from '#app/lib/version.ts'

@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, getSelectProps, type SubmissionResult } from '@conform-to/react'
-import { Link, useFetcher, useLocation, useNavigate } from '@remix-run/react'
+import { Link, useFetcher, useNavigate } from '@remix-run/react'
 import { useEffect, useRef, useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { ErrorList } from '#app/components/forms.tsx'
@@ -8,7 +8,9 @@ import { X } from '#app/components/ui/icons.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { cn } from '#app/lib/cn.ts'
 import { DATE_TIME_FORMATS, formatUtcOffset, type DateTimeFormat } from '#app/lib/format.ts'
-import { BROWSER_TIME_ZONE, CARD_WIDTH, PREFERENCES_PARAM, PreferencesFormSchema, type ResolvedPreferences } from '#app/lib/preferences.ts'
+import { PreferencesFormSchema } from '#app/lib/preferences-form.ts'
+import { BROWSER_TIME_ZONE, CARD_WIDTH, type ResolvedPreferences } from '#app/lib/preferences.ts'
+import { usePreferencesHref, type TimeZoneOption } from './preferences-link.ts'
 
 export const PREFERENCES_ACTION = '/resources/preferences'
 const PREFERENCES_FETCHER_KEY = 'preferences'
@@ -20,23 +22,11 @@ const FORMAT_LABELS: Record<DateTimeFormat, string> = {
   timestamp: 'Timestamp (YYYY-MM-DD HH:mm:ss.SSS)',
 }
 
-/** The current URL with the panel's parameter set or removed. */
-export function usePreferencesHref(open: boolean): string {
-  const location = useLocation()
-  const params = new URLSearchParams(location.search)
-  if (open) params.set(PREFERENCES_PARAM, 'open')
-  else params.delete(PREFERENCES_PARAM)
-  const search = params.toString()
-  return `${location.pathname}${search ? `?${search}` : ''}`
-}
-
 /** conform's prop getters include a React `key`, which must not be spread into JSX. */
 function withoutKey<Props extends { key?: unknown }>(props: Props): Omit<Props, 'key'> {
   const { key: _key, ...rest } = props
   return rest
 }
-
-export type TimeZoneOption = { name: string; offsetMinutes: number }
 
 /**
  * The preferences panel of spec 002 §2. It is kept in the URL (`?preferences=open`) so a link opens

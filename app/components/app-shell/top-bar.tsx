@@ -1,13 +1,20 @@
 import { Link, useLocation, useNavigation, useRevalidator, useSearchParams } from '@remix-run/react'
 import { Bell, Info, RefreshCw, Settings } from '#app/components/ui/icons.tsx'
-import type { MouseEvent } from 'react'
+import { lazy, Suspense, type MouseEvent } from 'react'
 import { cn } from '#app/lib/cn.ts'
 import { DOCS_URL } from '#app/lib/navigation.ts'
 import { PREFERENCES_PARAM, type ResolvedPreferences } from '#app/lib/preferences.ts'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { DropdownMenu, DropdownMenuContent, DropdownMenuTrigger, dropdownMenuItemClassName } from '#app/components/ui/dropdown-menu.tsx'
-import { PreferencesPanel, usePreferencesHref, type TimeZoneOption } from './preferences-panel.tsx'
+import { PreferencesPanel as ServerRenderedPreferencesPanel } from './preferences-panel.tsx'
+import { usePreferencesHref, type TimeZoneOption } from './preferences-link.ts'
 import { UserMenu, type UserMenuProps } from './user-menu.tsx'
+
+// The panel (and the form library it uses) is opened a few times per session: the browser fetches
+// its code then, out of every page's bundle (decision 007); the server renders it in place.
+const PreferencesPanel = import.meta.env.SSR
+  ? ServerRenderedPreferencesPanel
+  : /* @__PURE__ */ lazy(() => import('./preferences-panel.tsx').then((module) => ({ default: module.PreferencesPanel })))
 
 /**
  * Without JavaScript refresh is a link to the same URL (a full reload); with it, the click
@@ -112,7 +119,11 @@ export function TopBar({
       <PreferencesButton isOpen={isPreferencesOpen} />
       <HelpMenu />
       <UserMenu {...user} />
-      {isPreferencesOpen ? <PreferencesPanel preferences={preferences} timeZones={timeZones} /> : null}
+      {isPreferencesOpen ? (
+        <Suspense fallback={null}>
+          <PreferencesPanel preferences={preferences} timeZones={timeZones} />
+        </Suspense>
+      ) : null}
     </header>
   )
 }
