@@ -207,6 +207,13 @@ test.describe('dialogs stack above the page', () => {
       await expect(link).toHaveCount(0)
       await expect(panel).toBeVisible()
       await expect(page).toHaveURL(/checkId=/)
+      // So does a pop-over inside the panel: Escape closes the time-range picker, not the panel.
+      const picker = panel.getByTestId('check-time-range')
+      await panel.getByTestId('check-time-range-button').click()
+      await expect(picker).toHaveAttribute('open', '')
+      await page.keyboard.press('Escape')
+      await expect(picker).not.toHaveAttribute('open', '')
+      await expect(panel).toBeVisible()
       // Run Now inside the panel takes a plain click.
       await panel.getByTestId('run-now').click()
       await expect(page.getByTestId('toast')).toBeVisible()

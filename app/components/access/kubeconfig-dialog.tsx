@@ -49,7 +49,7 @@ export function KubeconfigDialog() {
         <li className="flex flex-col gap-2" data-testid="kubeconfig-step-2">
           <span className="font-medium">2. Apply the file</span>
           <span className="text-muted-foreground">Use it with kubectl, for example to list the canaries:</span>
-          <pre className="overflow-x-auto rounded-md border bg-muted p-2 font-mono text-xs" data-testid="kubeconfig-example">
+          <pre className="whitespace-pre-wrap break-all rounded-md border bg-muted p-2 font-mono text-xs" data-testid="kubeconfig-example">
             kubectl --kubeconfig ./{fileName} get canaries
           </pre>
         </li>
