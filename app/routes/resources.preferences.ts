@@ -17,7 +17,8 @@ export async function loader() {
 export async function action({ request }: ActionFunctionArgs) {
   const formData = await request.formData()
   const submission = parseWithZod(formData, { schema: PreferencesFormSchema })
-  if (submission.status !== 'success') return data(submission.reply(), { status: 400 })
+  // A Response, not data(): single fetch would answer a plain post to a resource route with 200.
+  if (submission.status !== 'success') return Response.json(submission.reply(), { status: 400 })
   const { redirectTo, ...preferences } = submission.value
   const headers = { 'set-cookie': serializePreferences(request, preferences) }
   if (formData.get('mode') === 'fetch') return data(submission.reply(), { headers })

@@ -145,9 +145,10 @@ describe('the preferences action', () => {
   })
 
   it('answers a hand-made request with a value no control offers with 400 and the field errors, storing nothing', async () => {
-    const result = (await post({ cardWidth: '1000', dateTimeFormat: 'weekly', timeZone: 'Nowhere/Else' })) as unknown as { init: ResponseInit; data: { error: Record<string, string[]> } }
-    expect(result.init.status).toBe(400)
-    expect(result.data.error).toMatchObject({ cardWidth: ['Card width is at most 768'], dateTimeFormat: ['Choose short, medium, full or timestamp'], timeZone: ['Unknown timezone'] })
-    expect(new Headers(result.init.headers).get('set-cookie')).toBeNull()
+    const response = (await post({ cardWidth: '1000', dateTimeFormat: 'weekly', timeZone: 'Nowhere/Else' })) as Response
+    expect(response.status).toBe(400)
+    const body = (await response.json()) as { error: Record<string, string[]> }
+    expect(body.error).toMatchObject({ cardWidth: ['Card width is at most 768'], dateTimeFormat: ['Choose short, medium, full or timestamp'], timeZone: ['Unknown timezone'] })
+    expect(response.headers.get('set-cookie')).toBeNull()
   })
 })

@@ -236,6 +236,19 @@ test.describe('top bar: version line, Help and Preferences (issue 12 items 8 and
   })
 })
 
+test('a hand-made preferences post with a value no control offers gets a 400 naming it', async ({ page }) => {
+  await signInWithToken(page, '/incidents')
+  const response = await page.request.post('/resources/preferences', {
+    form: { cardWidth: '1000', dateTimeFormat: 'weekly', timeZone: 'Nowhere/Else' },
+    headers: { Origin: new URL(page.url()).origin },
+    maxRedirects: 0,
+  })
+  expect(response.status()).toBe(400)
+  const body = JSON.stringify(await response.json())
+  expect(body).toContain('Card width is at most 768')
+  expect(body).toContain('Unknown timezone')
+})
+
 test.describe("'Browser' timezone", () => {
   test.use({ timezoneId: 'Asia/Kolkata' })
 
