@@ -233,6 +233,21 @@ test.describe('top bar: version line, Help and Preferences (issue 12 items 8 and
     await page.reload()
     await settle(page)
     await expectDatesIn(page, 'full', 'Asia/Tokyo')
+
+    // Closing: the close link without JavaScript; with it Escape too, focus back on the button.
+    if (isJs()) {
+      await page.getByTestId('preferences-button').click()
+      await expect(page.getByTestId('preferences-panel')).toBeVisible()
+      await page.keyboard.press('Escape')
+      await expect(page.getByTestId('preferences-panel')).toHaveCount(0)
+      await expect(page).not.toHaveURL(/preferences=open/)
+      await expect(page.getByTestId('preferences-button')).toBeFocused()
+    } else {
+      await page.getByTestId('preferences-button').click()
+      await page.getByTestId('preferences-close').click()
+      await expect(page.getByTestId('preferences-panel')).toHaveCount(0)
+      await expect(page).toHaveURL(/\/incidents$/)
+    }
   })
 })
 
