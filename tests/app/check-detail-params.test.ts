@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DURATION_FILTER_ERROR, parseDetailParams } from '#app/components/health/check-detail-model.ts'
+import { DURATION_FILTER_ERROR } from '#app/components/health/check-detail-model.ts'
+import { parseDetailParams } from '#app/components/health/health-params.ts'
 import { nextRunOf, type ScheduledCanary } from '#contract/canary/next-run.ts'
 
 const parse = (query: string) => parseDetailParams(new URLSearchParams(query))

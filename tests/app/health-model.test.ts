@@ -5,13 +5,13 @@ import {
   groupByOptions,
   labelFilterId,
   labelOptions,
-  parseHealthParams,
   showRuntimeAge,
   showTransitionAge,
   tabByOptions,
   type CheckSummary,
 } from '#app/components/health/health-model.ts'
-import { canRunNow, DURATION_FILTER_ERROR, parseDetailParams, parseDurationFilter, parseRefreshRate, thinGraph } from '#app/components/health/check-detail-model.ts'
+import { canRunNow, DURATION_FILTER_ERROR, parseDurationFilter, parseRefreshRate, thinGraph } from '#app/components/health/check-detail-model.ts'
+import { parseDetailParams, parseHealthParams } from '#app/components/health/health-params.ts'
 
 const check = (id: string, extra: Partial<CheckSummary>): CheckSummary => ({
   id,

@@ -1,4 +1,3 @@
-import { z } from 'zod'
 import { withParams } from './health-model.ts'
 
 /**
@@ -38,46 +37,6 @@ export type DetailParams = {
   durationMs: number | null
   durationError: string | null
   page: number
-}
-
-/**
- * The panel's own parameters, read by one schema like the list's (`parseHealthParams`): a
- * missing or bad value falls back to its default. `historyDuration` holds a preset or a custom
- * value; the no-JS form sends `historyDuration=custom` with the value in `historyDurationCustom`.
- */
-const DetailSearchSchema = z.object({
-  checkTab: z.enum(DETAIL_TABS).catch('history'),
-  historyStatus: z.enum(['all', 'healthy', 'unhealthy']).catch('all'),
-  historyDuration: z
-    .string()
-    .transform((value) => value.trim().slice(0, 32))
-    .catch(''),
-  historyDurationCustom: z
-    .string()
-    .transform((value) => value.trim().slice(0, 32))
-    .catch(''),
-  historyPage: z
-    .string()
-    .regex(/^\d{1,6}$/)
-    .transform(Number)
-    .pipe(z.number().min(1))
-    .catch(1),
-})
-
-export function parseDetailParams(params: URLSearchParams): DetailParams {
-  const raw = Object.fromEntries(Object.keys(DetailSearchSchema.shape).map((key) => [key, params.get(key)]))
-  const parsed = DetailSearchSchema.parse(raw)
-  const duration = parsed.historyDuration === CUSTOM_DURATION ? parsed.historyDurationCustom : parsed.historyDuration
-  const filter = parseDurationFilter(duration)
-  return {
-    tab: parsed.checkTab,
-    status: parsed.historyStatus,
-    duration,
-    durationIsPreset: duration === '' || (DURATION_PRESETS as readonly string[]).includes(duration),
-    durationMs: filter.ok ? filter.ms : null,
-    durationError: filter.ok ? null : filter.error,
-    page: parsed.historyPage,
-  }
 }
 
 /** Roles that see Run Now (spec 001 §6). */

@@ -1,8 +1,6 @@
-import { parseLabelFilterJson, type FilterMap } from '#app/lib/filter-string.ts'
-import { DEFAULT_DURATION, isDurationKey, type DurationKey } from '#app/lib/durations.ts'
+import type { FilterMap } from '#app/lib/filter-string.ts'
+import type { DurationKey } from '#app/lib/durations.ts'
 import { toDate } from '#app/lib/format.ts'
-import { z } from 'zod'
-import { isUuid } from '#contract/uuid.ts'
 
 /**
  * The health list as pure data: the URL's parameters, the filter → tab → sort → group → page
@@ -59,64 +57,6 @@ export type HealthParams = {
   pageSize: number
   expanded: string[]
   pivot: { pivotBy: string | null; pivotLabel: string | null; pivotCellType: string | null }
-}
-
-/**
- * Every parameter of spec 001 §2, read by one schema: a missing or bad value falls back to its
- * default (never an error), so any URL renders a page.
- */
-const HealthSearchSchema = z.object({
-  checkId: z
-    .string()
-    .refine((value) => isUuid(value))
-    .transform((value) => value.toLowerCase())
-    .nullable()
-    .catch(null),
-  timeRange: z.custom<DurationKey>((value) => isDurationKey(value)).catch(DEFAULT_DURATION),
-  layout: z.enum(['table', 'card']).catch('table'),
-  query: z
-    .string()
-    .transform((value) => value.slice(0, 200))
-    .catch(''),
-  groupBy: z.string().min(1).catch(DEFAULT_GROUP_BY),
-  tabBy: z.string().min(1).catch(DEFAULT_TAB_BY),
-  tab: z.string().min(1).catch(ALL_TAB),
-  hidePassing: z
-    .string()
-    .nullable()
-    .transform((value) => value !== 'false'),
-  labels: z
-    .string()
-    .nullable()
-    .transform((value) => parseLabelFilterJson(value)),
-  sortBy: z.enum(SORT_COLUMNS).nullable().catch(null),
-  sortDesc: z
-    .string()
-    .nullable()
-    .transform((value) => value === 'true'),
-  page: z
-    .string()
-    .regex(/^\d{1,7}$/)
-    .transform(Number)
-    .pipe(z.number().min(1))
-    .catch(1),
-  pageSize: z.coerce
-    .number()
-    .refine((value) => (PAGE_SIZES as readonly number[]).includes(value))
-    .catch(DEFAULT_PAGE_SIZE),
-  expanded: z
-    .string()
-    .nullable()
-    .transform((value) => (value ?? '').split(',').filter(Boolean).slice(0, 200)),
-  pivotBy: z.string().nullable().catch(null),
-  pivotLabel: z.string().nullable().catch(null),
-  pivotCellType: z.string().nullable().catch(null),
-})
-
-export function parseHealthParams(params: URLSearchParams): HealthParams {
-  const raw = Object.fromEntries(Object.keys(HealthSearchSchema.shape).map((key) => [key, params.get(key)]))
-  const { pivotBy, pivotLabel, pivotCellType, ...rest } = HealthSearchSchema.parse(raw)
-  return { ...rest, pivot: { pivotBy, pivotLabel, pivotCellType } }
 }
 
 /** The display name of a check: name, else description, else endpoint (spec 001 §2). */
