@@ -93,7 +93,14 @@ type Engine = {
   cache: SchemaCache
   schema: string
   maxRows: number | null
-  run<T>(write: boolean, fn: (q: Queryable) => Promise<T>, readOnly?: boolean): Promise<T>
+  /** `actor` (a write's caller) is set as `lookout.actor` for the history triggers (migration 0192). */
+  run<T>(write: boolean, fn: (q: Queryable) => Promise<T>, readOnly?: boolean, actor?: string | null): Promise<T>
+}
+
+/** The person a write is made by, for the history triggers; null for a caller with no person. */
+function actorOf(req: express.Request): string | null {
+  const personId = (req.res?.locals.principal as { personId?: unknown } | undefined)?.personId
+  return typeof personId === 'string' ? personId : null
 }
 
 type Row = { page: number | string | bigint; body: string | null; total?: number | string | bigint | null; location?: string | null }
@@ -218,6 +225,7 @@ async function writeRows(
   cte: (params: Params) => string | null,
   format: BodyFormat,
   prefs: Preferences,
+  actor: string | null,
 ): Promise<Reply> {
   const returning = prefs.return ?? 'minimal'
   const headers: Record<string, string> = {}
@@ -252,7 +260,7 @@ async function writeRows(
       throw new PostgrestError(406, 'PGRST116', 'JSON object requested, multiple (or no) rows returned', `The result contains ${page} rows`)
     }
     return first
-  })
+  }, false, actor)
   const page = toNumber(row.page)
   const total = prefs.count === 'exact' ? page : null
   headers['Content-Range'] = method === 'POST' ? `*/${total ?? '*'}` : contentRange(0, page, total)
@@ -416,7 +424,7 @@ async function callRoutine(
   const sqlParams = new Params()
   const callSql = call(sqlParams)
   if (returns.kind === 'void') {
-    await engine.run(!readOnly, (q) => q.query(`SELECT ${callSql}`, sqlParams.values), readOnly)
+    await engine.run(!readOnly, (q) => q.query(`SELECT ${callSql}`, sqlParams.values), readOnly, actorOf(req))
     return { status: 204, headers: {}, body: null }
   }
   if (returns.set) {
@@ -426,12 +434,12 @@ async function callRoutine(
     if (limit !== null) tail += ` LIMIT ${sqlParams.text(String(limit))}::int8`
     if (root?.offset) tail += ` OFFSET ${sqlParams.text(String(root.offset))}::int8`
     const sql = `SELECT count(*)::int8 AS page, coalesce(json_agg(_s._v), '[]')::text AS body FROM (SELECT _f._v FROM ${callSql} AS _f(_v)${tail}) _s`
-    const result = await engine.run(!readOnly, (q) => q.query<Row>(sql, sqlParams.values), readOnly)
+    const result = await engine.run(!readOnly, (q) => q.query<Row>(sql, sqlParams.values), readOnly, actorOf(req))
     const row = result.rows[0]!
     return jsonReply(200, row.body, 'array', { 'Content-Range': contentRange(root?.offset ?? 0, toNumber(row.page), null) })
   }
   const sql = `SELECT to_json(${callSql})::text AS body`
-  const result = await engine.run(!readOnly, (q) => q.query<Row>(sql, sqlParams.values), readOnly)
+  const result = await engine.run(!readOnly, (q) => q.query<Row>(sql, sqlParams.values), readOnly, actorOf(req))
   return jsonReply(200, result.rows[0]?.body ?? 'null', 'array', {})
 }
 
@@ -503,7 +511,7 @@ async function handle(engine: Engine, options: PostgrestRouterOptions, req: expr
   }
   if (method === 'POST') {
     const body = await validate('POST', parseJsonBody(await readBody(req, limitBody)))
-    return writeRows(engine, relation, node, 'POST', (p) => insertCte(relation, body, params.columns, params.onConflict, prefs, p), format, prefs)
+    return writeRows(engine, relation, node, 'POST', (p) => insertCte(relation, body, params.columns, params.onConflict, prefs, p), format, prefs, actorOf(req))
   }
   const limit = node.limit
   if (method === 'PATCH') {
@@ -511,11 +519,11 @@ async function handle(engine: Engine, options: PostgrestRouterOptions, req: expr
     const parsed = parseJsonBody(await readBody(req, limitBody))
     if (parsed.isArray) throw bodyError('A PATCH body must be a single JSON object')
     const body = await validate('PATCH', parsed)
-    return writeRows(engine, relation, node, 'PATCH', (p) => updateCte(node, body, p, limit, orderClause(node, p)), format, prefs)
+    return writeRows(engine, relation, node, 'PATCH', (p) => updateCte(node, body, p, limit, orderClause(node, p)), format, prefs, actorOf(req))
   }
   requireFilters(node, limit, 'DELETE')
   await validate('DELETE', { text: '[]', rows: [], isArray: true })
-  return writeRows(engine, relation, node, 'DELETE', (p) => deleteCte(node, p, limit, orderClause(node, p)), format, prefs)
+  return writeRows(engine, relation, node, 'DELETE', (p) => deleteCte(node, p, limit, orderClause(node, p)), format, prefs, actorOf(req))
 }
 
 /**
@@ -530,10 +538,11 @@ export function createPostgrestRouter(options: PostgrestRouterOptions): express.
     cache,
     schema,
     maxRows: options.maxRows !== undefined ? Math.max(0, Math.floor(options.maxRows)) : null,
-    run(write, fn, readOnly) {
+    run(write, fn, readOnly, actor) {
       if (!write && timeout === null && !readOnly) return fn(options.db)
       return options.db.transaction(async (tx) => {
         if (timeout !== null) await tx.exec(`SET LOCAL statement_timeout = ${timeout}`)
+        if (write && actor) await tx.query(`SELECT set_config('lookout.actor', $1, true)`, [actor])
         if (readOnly) await tx.exec('SET TRANSACTION READ ONLY')
         return fn(tx)
       })
