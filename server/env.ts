@@ -40,6 +40,8 @@ export const EnvSchema = z
 
     LOOKOUT_BOOTSTRAP_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     LOOKOUT_SESSION_TTL_HOURS: positiveInt(24),
+    LOOKOUT_CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+    LOOKOUT_CREDENTIAL_CACHE_MAX: z.coerce.number().int().min(0).default(10_000),
     SESSION_DISABLED: booleanFlag(false),
     LOOKOUT_ADMIN_EMAIL: z.string().email('must be an e-mail address').optional(),
     LOOKOUT_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),

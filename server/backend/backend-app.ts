@@ -12,6 +12,7 @@ import {
   type CredentialStore,
 } from './identity/credentials.ts'
 import type { CredentialResolver } from './identity/principal.ts'
+import { createCredentialCache, type CredentialCache } from './identity/credential-cache.ts'
 import { createCanaryRouter } from './health/canary.routes.ts'
 import type { CheckEngine } from './health/check-engine.ts'
 import { createIdentityRouter } from './identity/identity.routes.ts'
@@ -42,6 +43,7 @@ import { createSettingsRouter } from './settings/settings.routes.ts'
 export type Backend = {
   router: express.Router
   credentials: CredentialStore
+  credentialCache: CredentialCache
   authorizer: Authorizer
 }
 
@@ -63,8 +65,14 @@ export function createBackend(options: {
   credentialResolvers?: CredentialResolver[]
 }): Backend {
   const { db, env, logger } = options
+  const credentialCache = createCredentialCache({
+    db,
+    ttlMs: env.LOOKOUT_CREDENTIAL_CACHE_TTL_MS,
+    maxEntries: env.LOOKOUT_CREDENTIAL_CACHE_MAX,
+  })
   const credentials = createCredentialStore({
     db,
+    cache: credentialCache,
     bootstrapToken: env.LOOKOUT_BOOTSTRAP_TOKEN,
     sessionTtlHours: env.LOOKOUT_SESSION_TTL_HOURS,
   })
@@ -106,7 +114,7 @@ export function createBackend(options: {
   const kratosSession = sessionCookieResolver(db, 'ory_kratos_session', async (value) => {
     const session = await resolveKratosSession(db, value, { rollingLifespanSeconds: env.LOOKOUT_SESSION_TTL_HOURS * 3600 })
     return session && { personId: session.identityId, name: session.name, email: session.email, renewedForSeconds: session.renewedForSeconds }
-  })
+  }, 'kratos-session', credentialCache)
 
   router.get('/health', (_req, res) => {
     res.type('text').send('OK')
@@ -145,7 +153,7 @@ export function createBackend(options: {
   router.use(createIdentityRouter({ store: credentials, db, authorizer }))
   router.use(createInviteRouter({ db, mailer, publicBaseUrl: options.consoleUrl, uiBaseUrl: options.consoleUrl, authorizer }))
   router.use(createOutboxRouter({ db, authorizer }))
-  router.use(createTokenRouter({ db, authorizer, publicUrl: env.LOOKOUT_PUBLIC_URL }))
+  router.use(createTokenRouter({ db, authorizer, publicUrl: env.LOOKOUT_PUBLIC_URL, onTokenDeleted: credentials.forgetToken }))
   router.use(createRbacRouter({ db, authorizer }))
   router.use(createPeopleRouter({ db, store: credentials, authorizer }))
   router.use(createSettingsRouter({ db, appVersion: options.appVersion }))
@@ -208,5 +216,5 @@ export function createBackend(options: {
     res.status(500).json({ error: 'internal', message: 'Internal Server Error' })
   })
 
-  return { router, credentials, authorizer }
+  return { router, credentials, credentialCache, authorizer }
 }

@@ -24,8 +24,20 @@ export interface Db extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
   /** Pool figures for /metrics; PGlite reports a single in-process connection. */
   poolStats(): { total: number; idle: number; waiting: number }
+  /**
+   * A dedicated LISTEN on `channel`. `onState(false)` means notifications may have been missed
+   * (connection lost); the listener reconnects by itself and says `onState(true)` once it
+   * listens again. Closed with the database.
+   */
+  listen?(channel: string, handlers: NotificationHandlers): Promise<NotificationListener>
   close(): Promise<void>
 }
+
+export type NotificationHandlers = { onNotify(payload: string): void; onState(listening: boolean): void }
+export type NotificationListener = { close(): Promise<void> }
+
+const CHANNEL_NAME = /^[a-z_][a-z0-9_]*$/
+const LISTEN_RETRY_MS = 1000
 
 // Every session runs in UTC so timestamps serialise identically on both engines.
 const SESSION_SETUP = "SET TIME ZONE 'UTC'"
@@ -62,6 +74,62 @@ export async function createPostgresDb(
   })
 
   const root = wrap(pool)
+  const listeners = new Set<NotificationListener>()
+
+  // LISTEN needs one connection of its own for its whole life, outside the pool.
+  function listenOn(channel: string, handlers: NotificationHandlers): NotificationListener {
+    if (!CHANNEL_NAME.test(channel)) throw new Error(`bad channel name ${channel}`)
+    let current: pg.Client | undefined
+    let stopped = false
+    let retry: NodeJS.Timeout | undefined
+    const connect = async () => {
+      const client = new pg.Client({ connectionString, application_name: 'lookout-listen', options: '-c TimeZone=UTC' })
+      let lost = false
+      const onLost = () => {
+        if (lost) return
+        lost = true
+        if (current === client) current = undefined
+        handlers.onState(false)
+        client.end().catch(() => undefined)
+        if (!stopped) {
+          retry = setTimeout(() => void connect(), LISTEN_RETRY_MS)
+          retry.unref()
+        }
+      }
+      client.on('error', onLost)
+      client.on('end', onLost)
+      client.on('notification', (message) => {
+        if (message.channel === channel) handlers.onNotify(message.payload ?? '')
+      })
+      try {
+        await client.connect()
+        await client.query(`LISTEN ${channel}`)
+      } catch {
+        onLost()
+        return
+      }
+      if (stopped) {
+        await client.end().catch(() => undefined)
+        return
+      }
+      current = client
+      handlers.onState(true)
+    }
+    void connect()
+    const listener: NotificationListener = {
+      async close() {
+        stopped = true
+        clearTimeout(retry)
+        listeners.delete(listener)
+        const client = current
+        current = undefined
+        await client?.end().catch(() => undefined)
+      },
+    }
+    listeners.add(listener)
+    return listener
+  }
+
   return {
     engine: 'postgres',
     query: root.query,
@@ -91,7 +159,11 @@ export async function createPostgresDb(
       }
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => pool.end(),
+    listen: async (channel, handlers) => listenOn(channel, handlers),
+    async close() {
+      await Promise.all([...listeners].map((listener) => listener.close()))
+      await pool.end()
+    },
   }
 }
 
@@ -130,6 +202,16 @@ export async function createPGliteDb(dataDir: string | undefined, template?: Blo
     exec: root.exec,
     transaction: (fn) => instance.transaction((tx) => fn(wrap(tx))),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    // One in-process connection: notifications arrive as the notifying statement's results do.
+    async listen(channel, handlers) {
+      const unlisten = await instance.listen(channel, handlers.onNotify)
+      handlers.onState(true)
+      return {
+        async close() {
+          if (!closed) await unlisten()
+        },
+      }
+    },
     dumpDataDir: () => instance.dumpDataDir('gzip') as Promise<Blob>,
     async close() {
       if (closed) return

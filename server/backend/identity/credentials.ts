@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { NextFunction, Request, Response } from 'express'
 import type { Db } from '#server/db/client.ts'
 import { cookieValue, httpOnlyCookie } from '#server/cookies.ts'
+import type { CredentialCache } from './credential-cache.ts'
 import type { CredentialResolver, Principal } from './principal.ts'
 
 export const SESSION_COOKIE = 'lookout_session'
@@ -55,6 +56,8 @@ export type CredentialStore = {
   deleteSessionsOf(personId: string): Promise<void>
   /** The instance's own admin (the System person), for single-user mode. */
   localAdmin(): Promise<Principal>
+  /** Drops what this process remembers of a token whose row was just deleted here. */
+  forgetToken(tokenId: string): void
 }
 
 // Auto-renewing tokens used within this window of their expiry are extended (http-api.md §1.5).
@@ -65,8 +68,10 @@ export function createCredentialStore(options: {
   db: Db
   bootstrapToken?: string
   sessionTtlHours: number
+  /** Resolved credentials kept in memory for a few seconds (credential-cache.ts). */
+  cache?: CredentialCache
 }): CredentialStore {
-  const { db } = options
+  const { db, cache } = options
   const envHash = options.bootstrapToken ? sha256(options.bootstrapToken) : undefined
   let storedHash: string | undefined | null = null
   let adminPrincipal: Principal | undefined
@@ -103,6 +108,9 @@ export function createCredentialStore(options: {
     const hash = sha256(token)
     const hashes = await bootstrapHashes()
     if (hashes.some((candidate) => sameHash(candidate, hash))) return { principal: await bootstrapPrincipal() }
+    const cached = cache?.get('token', hash)
+    if (cached) return { principal: cached }
+    const ticket = cache?.ticket() ?? 0
     // The hash is the lookup key (unique index): a deleted row is rejected on the next request.
     const { rows } = await db.query<{
       id: string
@@ -122,24 +130,27 @@ export function createCredentialStore(options: {
     )
     const row = rows[0]
     if (!row) return { problem: 'unknown' }
+    let validUntil: number | undefined
     if (row.expires_at) {
-      const expiresAt = new Date(row.expires_at).getTime()
+      let expiresAt = new Date(row.expires_at).getTime()
       if (expiresAt <= Date.now()) return { problem: 'expired' }
       if (row.auto_renew && expiresAt - Date.now() < RENEW_WINDOW_MS) {
-        await db.query('UPDATE access_tokens SET expires_at = $2 WHERE id = $1', [row.id, new Date(expiresAt + RENEW_BY_MS)])
+        expiresAt += RENEW_BY_MS
+        await db.query('UPDATE access_tokens SET expires_at = $2 WHERE id = $1', [row.id, new Date(expiresAt)])
       }
+      validUntil = expiresAt
     }
-    return {
-      principal: {
-        personId: row.person_id,
-        name: row.name,
-        email: row.email ?? undefined,
-        roles: [],
-        via: 'access-token',
-        tokenId: row.id,
-        ...(row.type ? { personType: row.type } : {}),
-      },
+    const principal: Principal = {
+      personId: row.person_id,
+      name: row.name,
+      email: row.email ?? undefined,
+      roles: [],
+      via: 'access-token',
+      tokenId: row.id,
+      ...(row.type ? { personType: row.type } : {}),
     }
+    cache?.set('token', hash, principal, ticket, validUntil)
+    return { principal }
   }
 
   return {
@@ -164,6 +175,10 @@ export function createCredentialStore(options: {
 
     checkAccessToken,
 
+    forgetToken(tokenId) {
+      cache?.forgetToken(tokenId)
+    },
+
     async createSession(principal, meta) {
       const id = randomBytes(32).toString('base64url')
       const expiresAt = new Date(Date.now() + options.sessionTtlHours * 3_600_000)
@@ -176,12 +191,23 @@ export function createCredentialStore(options: {
     },
 
     async resolveSession(id) {
-      const { rows } = await db.query<{ person_id: string; roles: string[]; name: string; email: string | null; type: string | null }>(
-        `SELECT s.person_id, s.roles, p.name, p.email, p.type
+      const hash = sha256(id)
+      const cached = cache?.get('session', hash)
+      if (cached) return cached
+      const ticket = cache?.ticket() ?? 0
+      const { rows } = await db.query<{
+        person_id: string
+        roles: string[]
+        name: string
+        email: string | null
+        type: string | null
+        expires_at: Date | string
+      }>(
+        `SELECT s.person_id, s.roles, p.name, p.email, p.type, s.expires_at
            FROM lookout.sessions s JOIN people p ON p.id = s.person_id AND p.deleted_at IS NULL
           WHERE s.id_hash = $1 AND s.expires_at > now()
             AND NOT EXISTS (SELECT 1 FROM lookout.inactive_people i WHERE i.person_id = s.person_id)`,
-        [sha256(id)],
+        [hash],
       )
       const row = rows[0]
       if (!row) return undefined
@@ -190,24 +216,29 @@ export function createCredentialStore(options: {
       const { rowCount: renewed } = await db.query(
         `UPDATE lookout.sessions SET expires_at = now() + make_interval(secs => $2), last_seen_at = now()
           WHERE id_hash = $1 AND expires_at < now() + make_interval(secs => $2 / 2)`,
-        [sha256(id), ttlSeconds],
+        [hash, ttlSeconds],
       )
-      return {
+      const principal: Principal = {
         personId: row.person_id,
         name: row.name,
         email: row.email ?? undefined,
         roles: row.roles,
-        ...(renewed ? { renew: { cookie: SESSION_COOKIE, value: id, maxAgeSeconds: ttlSeconds } } : {}),
         via: 'session',
         ...(row.type ? { personType: row.type } : {}),
       }
+      // A renewed session runs a full lifetime from now; either way it outlives the cache TTL.
+      cache?.set('session', hash, principal, ticket, renewed ? undefined : new Date(row.expires_at).getTime())
+      return renewed ? { ...principal, renew: { cookie: SESSION_COOKIE, value: id, maxAgeSeconds: ttlSeconds } } : principal
     },
 
     async deleteSession(id) {
-      await db.query('DELETE FROM lookout.sessions WHERE id_hash = $1', [sha256(id)])
+      const hash = sha256(id)
+      cache?.forget('session', hash)
+      await db.query('DELETE FROM lookout.sessions WHERE id_hash = $1', [hash])
     },
 
     async deleteSessionsOf(personId) {
+      cache?.forgetPerson(personId)
       await db.query('DELETE FROM lookout.sessions WHERE person_id = $1', [personId])
     },
   }
@@ -223,10 +254,16 @@ export function sessionCookieResolver(
   cookieName: string,
   lookup: (value: string) => Promise<{ personId: string; name: string; email?: string; renewedForSeconds?: number } | undefined>,
   via: Principal['via'] = 'kratos-session',
+  cache?: CredentialCache,
 ): CredentialResolver {
   return async (req) => {
     const value = cookieValue(req.headers.cookie, cookieName)
     if (!value) return undefined
+    // The identity service stores the SHA-256 of the trimmed token (kratos/sessions.ts).
+    const hash = cache ? sha256(value.trim()) : ''
+    const cached = cache?.get('kratos', hash)
+    if (cached) return cached
+    const ticket = cache?.ticket() ?? 0
     const person = await lookup(value)
     if (!person) return undefined
     // Soft-deleted or deactivated people (DELETE /people, /people/update active:false) are
@@ -238,15 +275,20 @@ export function sessionCookieResolver(
       [person.personId],
     )
     if (!rows[0]) return undefined
-    return {
+    const principal: Principal = {
       personId: person.personId,
       name: person.name,
       ...(person.email ? { email: person.email } : {}),
       roles: [],
       via,
-      ...(person.renewedForSeconds ? { renew: { cookie: cookieName, value, maxAgeSeconds: person.renewedForSeconds } } : {}),
       ...(rows[0].type ? { personType: rows[0].type } : {}),
     }
+    // The session's own expiry is checked by `lookup`; the cache TTL (seconds) bounds the rest,
+    // and expiring it early (logout, revocation) notifies.
+    cache?.set('kratos', hash, principal, ticket)
+    return person.renewedForSeconds
+      ? { ...principal, renew: { cookie: cookieName, value, maxAgeSeconds: person.renewedForSeconds } }
+      : principal
   }
 }
 

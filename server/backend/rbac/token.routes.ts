@@ -53,7 +53,13 @@ function parseUrl(text: string): URL | null {
  * `/auth/create_token`, `/auth/tokens`, `/auth/token/{id}` and `/kubeconfig`. Secrets appear
  * once, in the create response body (and the kubeconfig file); nothing here logs them.
  */
-export function createTokenRouter(options: { db: Db; authorizer: Authorizer; publicUrl?: string }): express.Router {
+export function createTokenRouter(options: {
+  db: Db
+  authorizer: Authorizer
+  publicUrl?: string
+  /** This process forgets a deleted token at once; other processes hear the database's NOTIFY. */
+  onTokenDeleted?: (tokenId: string) => void
+}): express.Router {
   const { db, authorizer } = options
   const router = express.Router()
 
@@ -102,6 +108,7 @@ export function createTokenRouter(options: { db: Db; authorizer: Authorizer; pub
       const principal = principalOf(res)
       const roles = await authorizer.rolesOf(principal)
       await deleteToken(db, id, { personId: principal.personId, isAdmin: roles.includes('admin') })
+      options.onTokenDeleted?.(id)
       authorizer.invalidate()
       res.json({ message: 'success' })
     } catch (error) {
