@@ -29,12 +29,20 @@ export interface Db extends Queryable {
    * (connection lost); the listener reconnects by itself and says `onState(true)` once it
    * listens again. Closed with the database.
    */
-  listen?(channel: string, handlers: NotificationHandlers): Promise<NotificationListener>
+  listen?(channel: string, handlers: NotificationHandlers, options?: { writes?: RegExp }): Promise<NotificationListener>
   close(): Promise<void>
 }
 
 export type NotificationHandlers = { onNotify(payload: string): void; onState(listening: boolean): void }
-export type NotificationListener = { close(): Promise<void> }
+export type NotificationListener = {
+  /**
+   * Resolves once the notifications of every write this Db committed so far whose statement
+   * matches `writes` have reached `onNotify`: this process's own writes are then seen at once,
+   * not a moment after they return. Free when no such write happened since the last call.
+   */
+  settle(): Promise<void>
+  close(): Promise<void>
+}
 
 const CHANNEL_NAME = /^[a-z_][a-z0-9_]*$/
 const LISTEN_RETRY_MS = 1000
@@ -63,13 +71,28 @@ export async function createPostgresDb(
   pool.on('error', () => undefined)
   await pool.query('SELECT 1')
 
-  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
+  // Listeners that want to hear this process's own writes without delay (see settle()).
+  const writeWatchers = new Set<{ writes: RegExp; wrote(): void }>()
+  const watchWrite = (text: string, onMatch: () => void) => {
+    for (const watcher of writeWatchers) {
+      if (watcher.writes.test(text)) {
+        watcher.wrote()
+        onMatch()
+      }
+    }
+  }
+  const isWrite = (command: string | undefined) => command !== 'SELECT' && command !== 'SHOW'
+
+  // `onWrite`: a transaction's statements are noted again at COMMIT, when their notices go out.
+  const wrap = (client: pg.Pool | pg.PoolClient, onWrite: () => void = () => undefined): Queryable => ({
     async query<T>(text: string, params?: readonly unknown[]) {
       const result = await client.query(text, params as unknown[] | undefined)
+      if (writeWatchers.size > 0 && isWrite(result.command)) watchWrite(text, onWrite)
       return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 }
     },
     async exec(text: string) {
       await client.query(text)
+      if (writeWatchers.size > 0) watchWrite(text, onWrite)
     },
   })
 
@@ -77,11 +100,15 @@ export async function createPostgresDb(
   const listeners = new Set<NotificationListener>()
 
   // LISTEN needs one connection of its own for its whole life, outside the pool.
-  function listenOn(channel: string, handlers: NotificationHandlers): NotificationListener {
+  function listenOn(channel: string, handlers: NotificationHandlers, writes?: RegExp): NotificationListener {
     if (!CHANNEL_NAME.test(channel)) throw new Error(`bad channel name ${channel}`)
     let current: pg.Client | undefined
     let stopped = false
     let retry: NodeJS.Timeout | undefined
+    let written = 0
+    let settled = 0
+    const watcher = writes && { writes, wrote: () => void written++ }
+    if (watcher) writeWatchers.add(watcher)
     const connect = async () => {
       const client = new pg.Client({ connectionString, application_name: 'lookout-listen', options: '-c TimeZone=UTC' })
       let lost = false
@@ -117,9 +144,20 @@ export async function createPostgresDb(
     }
     void connect()
     const listener: NotificationListener = {
+      // The committing backend signals every listening one before its client hears COMMIT, and a
+      // listening backend sends what it was signalled before answering its next statement, so
+      // one round trip on the listening connection brings every notice of those writes.
+      async settle() {
+        const target = written
+        const client = current
+        if (target === settled || !client) return
+        await client.query('SELECT 1')
+        settled = Math.max(settled, target)
+      },
       async close() {
         stopped = true
         clearTimeout(retry)
+        if (watcher) writeWatchers.delete(watcher)
         listeners.delete(listener)
         const client = current
         current = undefined
@@ -143,10 +181,12 @@ export async function createPostgresDb(
         broken ??= error
       }
       client.on('error', onError)
+      let wroteWatched = false
       try {
         await client.query('BEGIN')
-        const result = await fn(wrap(client))
+        const result = await fn(wrap(client, () => void (wroteWatched = true)))
         await client.query('COMMIT')
+        if (wroteWatched) for (const watcher of writeWatchers) watcher.wrote()
         return result
       } catch (error) {
         if (broken === undefined && isConnectionFailure(error)) broken = error
@@ -159,7 +199,7 @@ export async function createPostgresDb(
       }
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    listen: async (channel, handlers) => listenOn(channel, handlers),
+    listen: async (channel, handlers, options) => listenOn(channel, handlers, options?.writes),
     async close() {
       await Promise.all([...listeners].map((listener) => listener.close()))
       await pool.end()
@@ -207,6 +247,7 @@ export async function createPGliteDb(dataDir: string | undefined, template?: Blo
       const unlisten = await instance.listen(channel, handlers.onNotify)
       handlers.onState(true)
       return {
+        settle: async () => undefined,
         async close() {
           if (!closed) await unlisten()
         },

@@ -4,12 +4,15 @@ import type { Principal } from './principal.ts'
 /** Channel the revocation triggers of migration 0200 notify on. */
 export const CREDENTIAL_CHANNEL = 'lookout_credentials'
 
+// Statements that may revoke a credential (migration 0200's triggers sit on these tables).
+const REVOKING_WRITES = /\b(access_tokens|sessions|people|inactive_people|identities)\b/i
+
 /** What a credential is: the prefix of its cache key and of the triggers' payloads. */
 export type CredentialKind = 'token' | 'session' | 'kratos'
 
 export type CredentialCache = {
   /** A principal resolved for this credential hash less than the TTL ago and not revoked since. */
-  get(kind: CredentialKind, hash: string): Principal | undefined
+  get(kind: CredentialKind, hash: string): Promise<Principal | undefined>
   /**
    * Taken before the database lookup and handed to `set`: a revocation heard between the two
    * (the lookup may have read the row just before it went) makes `set` keep nothing.
@@ -31,7 +34,8 @@ type Entry = { principal: Principal; freshUntil: number }
  * The in-process cache of resolved credentials, keyed by the credential's SHA-256 (never the
  * secret). Entries live `ttlMs` at most. Revocation reaches it two ways: the write paths of this
  * process call `forget*` directly, and the database triggers' NOTIFY reaches every process's
- * listener. While that listener is not connected nothing is served or kept, so a revoked
+ * listener (after a revoking write of this process's own, a hit first waits for that write's
+ * notice: one round trip on the listening connection). While that listener is not connected nothing is served or kept, so a revoked
  * credential is never honoured for longer than the TTL, whatever happens to the connection.
  *
  * Hand-written rather than the lru-cache package: a Map already iterates in insertion order, so
@@ -86,7 +90,7 @@ export function createCredentialCache(options: {
   // Started on first use, so an app that never resolves a credential holds no connection.
   function ensureListening() {
     if (!enabled || starting || closed) return
-    starting = db.listen!(CREDENTIAL_CHANNEL, { onNotify, onState }).then(
+    starting = db.listen!(CREDENTIAL_CHANNEL, { onNotify, onState }, { writes: REVOKING_WRITES }).then(
       (started) => {
         listener = started
         if (closed) void started.close()
@@ -102,10 +106,18 @@ export function createCredentialCache(options: {
     get serving() {
       return enabled && listening
     },
-    get(kind, hash) {
+    async get(kind, hash) {
       ensureListening()
-      if (!listening) return undefined
+      if (!listening || !listener) return undefined
       const key = keyOf(kind, hash)
+      if (!entries.has(key)) return undefined
+      // A revoking write this process just made is heard before anything is served.
+      try {
+        await listener.settle()
+      } catch {
+        return undefined
+      }
+      if (!listening) return undefined
       const entry = entries.get(key)
       if (!entry) return undefined
       if (entry.freshUntil <= now()) {

@@ -108,7 +108,7 @@ export function createCredentialStore(options: {
     const hash = sha256(token)
     const hashes = await bootstrapHashes()
     if (hashes.some((candidate) => sameHash(candidate, hash))) return { principal: await bootstrapPrincipal() }
-    const cached = cache?.get('token', hash)
+    const cached = await cache?.get('token', hash)
     if (cached) return { principal: cached }
     const ticket = cache?.ticket() ?? 0
     // The hash is the lookup key (unique index): a deleted row is rejected on the next request.
@@ -192,7 +192,7 @@ export function createCredentialStore(options: {
 
     async resolveSession(id) {
       const hash = sha256(id)
-      const cached = cache?.get('session', hash)
+      const cached = await cache?.get('session', hash)
       if (cached) return cached
       const ticket = cache?.ticket() ?? 0
       const { rows } = await db.query<{
@@ -261,7 +261,7 @@ export function sessionCookieResolver(
     if (!value) return undefined
     // The identity service stores the SHA-256 of the trimmed token (kratos/sessions.ts).
     const hash = cache ? sha256(value.trim()) : ''
-    const cached = cache?.get('kratos', hash)
+    const cached = await cache?.get('kratos', hash)
     if (cached) return cached
     const ticket = cache?.ticket() ?? 0
     const person = await lookup(value)
