@@ -4,7 +4,7 @@ import { useActionData, useLoaderData, useLocation, useNavigation, useRevalidato
 import { lazy, Suspense, useEffect } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { canRunNow, closePanelHref } from '#app/components/health/check-detail-model.ts'
-import { parseDetailParams, parseHealthParams } from '#app/components/health/health-params.ts'
+import { parseDetailParams, parseHealthParams, parseRunNow } from '#app/components/health/health-params.ts'
 import { CheckDetailPanel as ServerRenderedPanel } from '#app/components/health/check-detail-panel.tsx'
 import { FILTER_TOGGLE_ID, HealthFilters, HealthTabs, HealthToolbar } from '#app/components/health/health-filters.tsx'
 import { buildHealthView, PAGE_SIZES } from '#app/components/health/health-model.ts'
@@ -77,10 +77,9 @@ export async function loader(args: LoaderFunctionArgs) {
 
 export async function action(args: ActionFunctionArgs) {
   const session = await requireAccess(args, handle)
-  const form = await args.request.formData()
-  if (form.get('intent') !== 'run-now') return data({ ok: false, message: 'Unknown action' }, { status: 400 })
-  const checkId = String(form.get('checkId') ?? '')
-  if (!/^[0-9a-f-]{36}$/i.test(checkId)) return data({ ok: false, message: 'A check id is required' }, { status: 400 })
+  const runNow = parseRunNow(await args.request.formData())
+  if (!runNow.ok) return data({ ok: false, message: runNow.message }, { status: 400 })
+  const checkId = runNow.checkId
   if (!canRunNow(session.roles)) return data({ ok: false, message: 'You do not have permission to run this check' }, { status: 403 })
   const result = await runCheckNow(args, checkId)
   return data(result, { status: result.ok ? 200 : 502 })

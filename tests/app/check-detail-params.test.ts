@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DURATION_FILTER_ERROR } from '#app/components/health/check-detail-model.ts'
-import { parseDetailParams } from '#app/components/health/health-params.ts'
+import { parseDetailParams, parseRunNow } from '#app/components/health/health-params.ts'
 import { nextRunOf, type ScheduledCanary } from '#contract/canary/next-run.ts'
 
 const parse = (query: string) => parseDetailParams(new URLSearchParams(query))
@@ -80,5 +80,23 @@ describe('next run of a check (never in the past)', () => {
     expect(nextRunOf(recorded, canary({ spec: { schedule: 'not a cron' } }), NOW)).toEqual({ kind: 'not-scheduled' })
     expect(nextRunOf(recorded, canary({ spec: {} }), NOW)).toEqual({ kind: 'not-scheduled' })
     expect(nextRunOf(check({ ...recorded, deleted_at: '2026-11-01T00:00:00Z' }), canary(), NOW)).toEqual({ kind: 'not-scheduled' })
+  })
+})
+
+describe('Run Now post', () => {
+  const form = (entries: Record<string, string>) => {
+    const data = new FormData()
+    for (const [key, value] of Object.entries(entries)) data.set(key, value)
+    return data
+  }
+
+  it('takes the run-now intent with a check UUID', () => {
+    expect(parseRunNow(form({ intent: 'run-now', checkId: '0190F0F0-0000-7000-8000-00000000BEEF' }))).toEqual({ ok: true, checkId: '0190F0F0-0000-7000-8000-00000000BEEF' })
+  })
+
+  it('refuses another intent and a missing or malformed check id with the panel messages', () => {
+    expect(parseRunNow(form({ intent: 'delete', checkId: '0190f0f0-0000-7000-8000-00000000beef' }))).toEqual({ ok: false, message: 'Unknown action' })
+    expect(parseRunNow(form({ intent: 'run-now' }))).toEqual({ ok: false, message: 'A check id is required' })
+    expect(parseRunNow(form({ intent: 'run-now', checkId: '------------------------------------' }))).toEqual({ ok: false, message: 'A check id is required' })
   })
 })

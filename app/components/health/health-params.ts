@@ -106,3 +106,15 @@ export function parseDetailParams(params: URLSearchParams): DetailParams {
     page: parsed.historyPage,
   }
 }
+
+/** Run Now's post (a button with hidden fields); the messages are the panel's toasts. */
+const RunNowSchema = z.object({
+  intent: z.literal('run-now', { errorMap: () => ({ message: 'Unknown action' }) }),
+  checkId: z.string({ errorMap: () => ({ message: 'A check id is required' }) }).refine((value) => isUuid(value), 'A check id is required'),
+})
+
+export function parseRunNow(form: FormData): { ok: true; checkId: string } | { ok: false; message: string } {
+  const parsed = RunNowSchema.safeParse(Object.fromEntries(form))
+  if (parsed.success) return { ok: true, checkId: parsed.data.checkId }
+  return { ok: false, message: parsed.error.issues[0]?.message ?? 'Unknown action' }
+}
