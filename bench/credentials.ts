@@ -12,7 +12,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import autocannon from 'autocannon'
-import pg from 'pg'
+import { scratchDatabase } from './support/scratch-database.ts'
 import { createPGliteDb, createPostgresDb, type Db } from '#server/db/client.ts'
 import { migrate } from '#server/db/migrate.ts'
 import { createTestApp } from '../tests/support/test-app.ts'
@@ -22,7 +22,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const RESOLUTIONS = Number(process.env.BENCH_RESOLUTIONS ?? 2000)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16)
-const PG_ADMIN = process.env.LOOKOUT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
 type Setting = 'off' | 'on'
 type Figures = { p50us: number; p99us: number; statements: number; rps: number; httpP99: number; errors: number }
@@ -34,29 +33,6 @@ function percentile(values: number[], share: number): number {
 
 function median(values: number[]): number {
   return percentile(values, 0.5)
-}
-
-async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
-  const admin = new pg.Client({ connectionString: PG_ADMIN, connectionTimeoutMillis: 2000 })
-  try {
-    await admin.connect()
-  } catch {
-    return undefined
-  }
-  const name = `lookout_bench_${Date.now().toString(36)}`
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(PG_ADMIN)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: PG_ADMIN })
-      await client.connect()
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await client.end()
-    },
-  }
 }
 
 function counting(db: Db): Db & { count: number } {
@@ -146,7 +122,7 @@ async function benchEngine(name: string, db: Db): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const database = await postgresDatabase()
+  const database = await scratchDatabase('lookout_bench')
   if (database) {
     const db = await createPostgresDb(database.url, { max: 10 })
     try {

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
-import pg from 'pg'
+import { scratchDatabase } from './support/scratch-database.ts'
 import { startProcess } from '../tests/support/processes.ts'
 
 const TOKEN = 'bench-bootstrap-token-0123456789abcdefgh'
@@ -22,7 +22,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16)
 const FIXED_RATE = Number(process.env.BENCH_RATE ?? 200)
 const QUERY = '/db/checks?select=id,name,status,namespace,labels&deleted_at=is.null&order=name.asc&limit=25'
-const PG_ADMIN = process.env.LOOKOUT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
 type Figures = { rps: number; p50: number; p99: number; errors: number }
 
@@ -47,32 +46,9 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!
 }
 
-async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
-  const admin = new pg.Client({ connectionString: PG_ADMIN, connectionTimeoutMillis: 2000 })
-  try {
-    await admin.connect()
-  } catch {
-    return undefined
-  }
-  const name = `lookout_bench_${Date.now().toString(36)}`
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(PG_ADMIN)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: PG_ADMIN })
-      await client.connect()
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await client.end()
-    },
-  }
-}
-
 async function main(): Promise<void> {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'lookout-bench-'))
-  const database = await postgresDatabase()
+  const database = await scratchDatabase('lookout_bench')
   const backend = await startProcess('server/backend-server.ts', {
     LOOKOUT_BOOTSTRAP_TOKEN: TOKEN,
     LOOKOUT_DATA_DIR: path.join(scratch, 'backend'),

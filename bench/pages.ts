@@ -31,7 +31,7 @@ import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import autocannon from 'autocannon'
-import pg from 'pg'
+import { scratchDatabase } from './support/scratch-database.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const TOKEN = 'bench-pages-bootstrap-token-0123456789abcdef'
@@ -40,7 +40,6 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 10)
 const USERS = Number(process.env.BENCH_USERS ?? 50)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 const CHECK_ENGINE = process.env.BENCH_CHECK_ENGINE === 'off' ? 'off' : 'on'
-const PG_ADMIN = process.env.LOOKOUT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 // The floor: the cheapest request the console serves (no database, no credential), through the
 // same Express stack as a page. An authenticated call such as /api/about is no floor for this
 // issue: its cost is one of the things the issue changes (credential resolution).
@@ -108,34 +107,6 @@ function percentile(values: number[], q: number): number {
   if (values.length === 0) return Number.NaN
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
-}
-
-async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
-  if (process.env.BENCH_DB === 'pglite') return undefined
-  const admin = new pg.Client({
-    connectionString: PG_ADMIN,
-    connectionTimeoutMillis: 2000,
-  })
-  try {
-    await admin.connect()
-  } catch (error) {
-    if (process.env.BENCH_DB === 'postgres') throw error
-    return undefined
-  }
-  const name = `lookout_bench_pages_${Date.now().toString(36)}`
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(PG_ADMIN)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: PG_ADMIN })
-      await client.connect()
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await client.end()
-    },
-  }
 }
 
 /** build/ is shared by everyone on the machine: build only when it is missing, under the e2e lock. */
@@ -337,7 +308,7 @@ async function main(): Promise<void> {
     .map((value) => value.toFixed(2))
     .join(' ')
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lookout-bench-pages-'))
-  const database = await postgresDatabase()
+  const database = await scratchDatabase('lookout_bench_pages', process.env.BENCH_DB === 'postgres')
   const log = new RequestLog()
   const bootStarted = performance.now()
   const server = await startConsole(
