@@ -24,4 +24,6 @@ USER node
 VOLUME /data
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "node_modules/tsx/dist/cli.mjs", "server.ts"]
+# The bundled server (npm run build: scripts/build-server.mjs), plain Node with no TypeScript
+# compiled at start; the sources stay for `npx tsx server/db/seed-cli.ts` and the like.
+CMD ["node", "build/lookout/server.js"]

@@ -25,6 +25,9 @@ export const future = {
 /** @type {import('@remix-run/dev').VitePluginConfig} */
 const remixConfig = {
   appDirectory: 'app',
+  // LOOKOUT_BUILD_DIR builds elsewhere than build/ (measuring a change without replacing the
+  // build a running server or another benchmark reads).
+  buildDirectory: process.env.LOOKOUT_BUILD_DIR || 'build',
   future,
 }
 

@@ -9,6 +9,15 @@ import { NonceProvider } from './lib/nonce-provider.ts'
 
 installClassConflictCheck(process.env.LOOKOUT_CLASS_CONFLICTS, (message) => consoleLog.warn(message))
 
+/**
+ * LOOKOUT_RENDER_TIMING=1 adds `Server-Timing: render;dur=<ms>, render-cpu;dur=<ms>` to every
+ * document: React's wall time from the start of the render to the document's shell being ready,
+ * without the loaders, and the process CPU time spent meanwhile (steadier than wall time on a
+ * loaded machine). bench/render.ts reads them. Off by default, so bench/pages' reading of the
+ * header is unchanged.
+ */
+const shouldTimeRenders = process.env.LOOKOUT_RENDER_TIMING === '1'
+
 /** How long a streamed response may wait on pending data before React gives up on it. */
 export const streamTimeout = 10_000
 
@@ -25,6 +34,8 @@ export default function handleRequest(
 
   return new Promise((resolve, reject) => {
     let didError = false
+    const renderStarted = shouldTimeRenders ? performance.now() : 0
+    const cpuStarted = shouldTimeRenders ? process.cpuUsage() : undefined
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
         <RemixServer context={remixContext} url={request.url} nonce={nonce} />
@@ -34,6 +45,10 @@ export default function handleRequest(
         [waitForAll ? 'onAllReady' : 'onShellReady']() {
           const body = new PassThrough()
           responseHeaders.set('Content-Type', 'text/html; charset=utf-8')
+          if (shouldTimeRenders) {
+            const cpu = process.cpuUsage(cpuStarted)
+            responseHeaders.append('Server-Timing', `render;dur=${(performance.now() - renderStarted).toFixed(2)}, render-cpu;dur=${((cpu.user + cpu.system) / 1000).toFixed(2)}`)
+          }
           resolve(
             new Response(createReadableStreamFromReadable(body), {
               headers: responseHeaders,

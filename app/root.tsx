@@ -5,7 +5,7 @@ import { useReportBrowserTimeZone } from './components/app-shell/browser-time-zo
 import { GeneralErrorBoundary } from './components/error-boundary.tsx'
 import { useNonce } from './lib/nonce-provider.ts'
 import { getPreferences } from './lib/preferences.server.ts'
-import { documentTitle, getRouteTitle, PRODUCT_NAME } from './lib/route-handle.ts'
+import { documentTitle, getRouteTitle, isStaticDocument, PRODUCT_NAME } from './lib/route-handle.ts'
 import tailwindHref from './styles/tailwind.css?url'
 
 export const links: LinksFunction = () => [
@@ -61,7 +61,11 @@ export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce()
   // Titles come from route handles here rather than from per-route meta exports: Remix hands
   // a parent's meta function only the matches above it, so one place could not see the page.
-  const prefix = getRouteTitle(useMatches())
+  const matches = useMatches()
+  const prefix = getRouteTitle(matches)
+  // A static document (the kiosk boards) gets no script tag, no modulepreload and no inlined
+  // loader data: without <Scripts> Remix streams none of it (decision 014).
+  const hydrate = !isStaticDocument(matches)
   return (
     <html lang="en" className="h-full">
       <head>
@@ -75,8 +79,12 @@ export function Layout({ children }: { children: ReactNode }) {
       <body className="h-full">
         <OfflineNotice />
         {children}
-        <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        {hydrate ? (
+          <>
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
+          </>
+        ) : null}
       </body>
     </html>
   )

@@ -5,14 +5,18 @@
  * token as a bearer credential, as a kiosk or script would.
  *
  *   npx tsx bench/health-page.ts        (needs PostgreSQL on 127.0.0.1:5432, user postgres)
- *   BENCH_CHECKS=10000 BENCH_STATUSES_PER_CHECK=100 BENCH_REQUESTS=40 BENCH_PORT=4391
+ *   BENCH_CHECKS=10000 BENCH_STATUSES_PER_CHECK=100 BENCH_REQUESTS=40 BENCH_API_REQUESTS=10 BENCH_PORT=4391
  *
  * Prints p50/p95 server time and HTML size for the default view (hide passing, grouped by
- * canary), the ungrouped full list page by page, a sort, time ranges in turn, the summary never
- * cached, and the first request; then the client JS /health preloads (bench/health-js-size.ts).
- * Targets: p50 ≤ 150 ms, HTML ≤ 1 MB, JS ≤ 100 KB gzip.
+ * canary), the ungrouped full list page by page, a sort, time ranges in turn, the page with a
+ * summary nobody else is computing (1 h and 6 h), and the first request; then the summary API
+ * alone for every range the page offers up to a month (wall time and the API's own `duration`);
+ * then the client JS /health preloads (bench/health-js-size.ts). The load average is printed at
+ * the start and the end: figures move with what else runs on the machine.
+ * Targets: p50 ≤ 150 ms (issue 13 item 4: uncached, 1 h and 6 h), HTML ≤ 1 MB, JS ≤ 100 KB gzip.
  */
 import { spawn } from 'node:child_process'
+import { loadavg } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { createPostgresDb } from '../server/db/client.ts'
@@ -22,6 +26,7 @@ import { measureRoute } from './health-js-size.ts'
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000)
 const PER_CHECK = Number(process.env.BENCH_STATUSES_PER_CHECK ?? 100)
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 40)
+const API_REQUESTS = Number(process.env.BENCH_API_REQUESTS ?? 10)
 const PORT = Number(process.env.BENCH_PORT ?? 4391)
 const TOKEN = `bench-health-token-${randomBytes(12).toString('hex')}`
 const PG_ADMIN = process.env.LOOKOUT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -68,13 +73,25 @@ async function startServer(url: string) {
 async function timed(path: string, cookie?: string): Promise<{ ms: number; bytes: number; status: number }> {
   const started = performance.now()
   const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}`, accept: 'text/html' }
-  // The console keeps summaries for a few seconds per credential (cookie + authorization): a
-  // cookie nobody reads makes every request miss that cache.
+  // The console shares a summary request in flight per credential (cookie + authorization): a
+  // cookie nobody reads keeps every request its own, as sequential requests are anyway.
   if (cookie) headers.cookie = cookie
   const response = await fetch(`http://127.0.0.1:${PORT}${path}`, { headers })
   const body = await response.arrayBuffer()
   return { ms: performance.now() - started, bytes: body.byteLength, status: response.status }
 }
+
+/** The summary API alone: wall time and the `duration` (ms) the backend reports for its own work. */
+async function timedSummary(start: string): Promise<{ ms: number; serverMs: number; bytes: number; status: number }> {
+  const started = performance.now()
+  const response = await fetch(`http://127.0.0.1:${PORT}/api/canary/api/summary?start=${encodeURIComponent(start)}`, { headers: { authorization: `Bearer ${TOKEN}` } })
+  const body = await response.text()
+  const ms = performance.now() - started
+  const duration = /"duration":(\d+)/.exec(body.slice(0, 200))
+  return { ms, serverMs: duration ? Number(duration[1]) : 0, bytes: body.length, status: response.status }
+}
+
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' ')
 
 const pct = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!
 
@@ -87,6 +104,7 @@ async function main() {
   url.pathname = `/${name}`
   let server: ReturnType<typeof spawn> | undefined
   try {
+    console.log(`load average at the start: ${load()}`)
     const t0 = performance.now()
     await populate(url.toString())
     console.log(`populate took ${((performance.now() - t0) / 1000).toFixed(1)} s`)
@@ -100,6 +118,8 @@ async function main() {
       ['time ranges 1h/2h/3h/6h in turn', (i) => `/health?timeRange=${['1h', '2h', '3h', '6h'][i % 4]}&hidePassing=false`],
       ['summary never cached (1h)', () => '/health', (i) => `bench_nocache=${i}`],
       ['summary never cached (6h)', () => '/health?timeRange=6h&hidePassing=false', (i) => `bench_nocache=${i}`],
+      ['summary never cached (1d)', () => '/health?timeRange=1d&hidePassing=false', (i) => `bench_nocache=${i}`],
+      ['summary never cached (1w)', () => '/health?timeRange=1w&hidePassing=false', (i) => `bench_nocache=${i}`],
     ]
     for (const [label, path, cookie] of scenarios) {
       const results = []
@@ -109,8 +129,18 @@ async function main() {
       const kb = results.map((result) => result.bytes / 1024)
       console.log(`${label}: p50 ${pct(ms, 0.5).toFixed(0)} ms, p95 ${pct(ms, 0.95).toFixed(0)} ms, HTML max ${Math.max(...kb).toFixed(0)} KB${bad ? `, ${bad} non-200` : ''}`)
     }
+    // The API alone, one range after another; `start` as the console sends it (time-range.ts).
+    for (const [label, start] of [['15m', '15m'], ['1h', '60m'], ['6h', '360m'], ['1d', '1440m'], ['1w', '10080m'], ['1mo', new Date(Date.now() - 30 * 86_400_000).toISOString()]]) {
+      const results = []
+      for (let i = 0; i < API_REQUESTS; i++) results.push(await timedSummary(start!))
+      const bad = results.filter((result) => result.status !== 200).length
+      const wall = results.map((result) => result.ms)
+      const server = results.map((result) => result.serverMs)
+      console.log(`summary API ${label}: wall p50 ${pct(wall, 0.5).toFixed(0)} ms, p95 ${pct(wall, 0.95).toFixed(0)} ms; backend duration p50 ${pct(server, 0.5)} ms; ${(results[0]!.bytes / 1024).toFixed(0)} KB${bad ? `, ${bad} non-200` : ''}`)
+    }
     const js = measureRoute('routes/_console.health')
     console.log(`client JS for /health (build/): ${js.totalGzip.toFixed(1)} KB gzip in ${js.rows.length} chunks (target ≤ 100 KB)`)
+    console.log(`load average at the end: ${load()}`)
   } finally {
     server?.kill('SIGTERM')
     await new Promise((resolve) => setTimeout(resolve, 1000))

@@ -14,9 +14,15 @@
  *
  * Budget (issue 13): ≤ 100 KB gzip for every page, 0 KB for the kiosk views (`routes/view.*`),
  * which are wall boards with nothing to hydrate.
+ *
+ * A route whose `handle` says `hydrate: false` gets a document without <Scripts>, modulepreload
+ * links or inlined loader data (app/root.tsx, decision 014), so it loads 0 KB whatever the
+ * manifest lists for it. The handles are read from the server build (build/server/index.js),
+ * the same objects root reads at render; tests/e2e/health.spec.ts checks the HTML itself.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
 
 type ManifestRoute = { id: string; parentId?: string; path?: string; index?: boolean; module: string; imports?: string[] }
@@ -119,19 +125,36 @@ export function pageRoutes(manifest = readManifest()): ManifestRoute[] {
 
 export const isKiosk = (routeId: string) => routeId.startsWith('routes/view.')
 
-export function measureAllRoutes() {
+type ServerBuild = { routes: Record<string, { parentId?: string; module: { handle?: unknown } }> }
+
+/** Routes rendered as documents without client JavaScript: a `hydrate: false` handle on the route or a layout above it. */
+export async function staticDocumentRoutes(): Promise<Set<string>> {
+  const build = (await import(pathToFileURL(path.resolve('build', 'server', 'index.js')).href)) as ServerBuild
+  const optsOut = (id: string | undefined): boolean => {
+    const route = id ? build.routes[id] : undefined
+    if (!route) return false
+    const handle = route.module.handle as { hydrate?: unknown } | undefined
+    return handle?.hydrate === false || optsOut(route.parentId)
+  }
+  return new Set(Object.keys(build.routes).filter((id) => optsOut(id)))
+}
+
+export async function measureAllRoutes() {
   const manifest = readManifest()
+  const staticRoutes = await staticDocumentRoutes()
   return pageRoutes(manifest)
     .map((route) => {
-      const { totalGzip, totalRaw, rows } = measureRoute(route.id, manifest)
       const budget = isKiosk(route.id) ? KIOSK_BUDGET_KB : BUDGET_KB
-      return { id: route.id, url: urlOf(manifest, route.id), gzip: totalGzip, raw: totalRaw, chunks: rows.length, budget, over: totalGzip > budget }
+      const url = urlOf(manifest, route.id)
+      if (staticRoutes.has(route.id)) return { id: route.id, url, gzip: 0, raw: 0, chunks: 0, budget, over: false, hydrates: false }
+      const { totalGzip, totalRaw, rows } = measureRoute(route.id, manifest)
+      return { id: route.id, url, gzip: totalGzip, raw: totalRaw, chunks: rows.length, budget, over: totalGzip > budget, hydrates: true }
     })
     .sort((a, b) => b.gzip - a.gzip || a.id.localeCompare(b.id))
 }
 
 if (path.basename(process.argv[1] ?? '') === 'js-size.ts') {
-  const results = measureAllRoutes()
+  const results = await measureAllRoutes()
   const entry = readManifest().entry
   const shared = [entry.module, ...(entry.imports ?? [])].reduce((sum, file) => sum + sizeOf(file).gzip, 0)
   const table = [
@@ -143,7 +166,7 @@ if (path.basename(process.argv[1] ?? '') === 'js-size.ts') {
       result.raw.toFixed(1),
       String(result.chunks),
       `≤ ${result.budget}`,
-      result.over ? `OVER by ${(result.gzip - result.budget).toFixed(2)}` : 'ok',
+      result.over ? `OVER by ${(result.gzip - result.budget).toFixed(2)}` : result.hydrates ? 'ok' : 'ok (no scripts)',
     ]),
   ]
   const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)))

@@ -7,6 +7,13 @@
  *   npm run bench:pages                 (PostgreSQL on 127.0.0.1:5432 if reachable, else PGlite)
  *   BENCH_DB=pglite|postgres  BENCH_REQUESTS=100  BENCH_USERS=50  BENCH_SECONDS=15
  *   BENCH_CHECK_ENGINE=on|off  (the check engine runs by default, as with `npm start`)
+ *   BENCH_BEFORE=0c4c0ac|none  (the commit measured as "before": the last one before issue 13)
+ *
+ * Variants, one after the other in the same run, each on a fresh database: "before" (a clean
+ * tree of BENCH_BEFORE, built once into the temp directory), "after" (this checkout, one
+ * process) and, on PostgreSQL, "after, workers" (LOOKOUT_WORKERS=auto: one console process per
+ * core, docs/decisions/015-console-processes.md). Each is printed in full, then side by side with
+ * after ÷ before; the issue's targets are judged on the last.
  *
  * 1. Single user: each page in turn, sequentially, BENCH_REQUESTS times after a warm-up. Server
  *    time is the Server-Timing header's `total` (or the sum of its entries) when the console sends
@@ -26,12 +33,13 @@
  * (≤ 10 ms for /view/health), /health under 50 users ≥ 150 pages/s, p99 ≤ 500 ms, 0 errors.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import autocannon from 'autocannon'
 import { scratchDatabase } from './support/scratch-database.ts'
+import { signInWithToken } from './support/sign-in.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const TOKEN = 'bench-pages-bootstrap-token-0123456789abcdef'
@@ -110,15 +118,19 @@ function percentile(values: number[], q: number): number {
 }
 
 /** build/ is shared by everyone on the machine: build only when it is missing, under the e2e lock. */
-function ensureBuild(): string {
-  const output = path.join(ROOT, 'build', 'server', 'index.js')
+function ensureBuild(root = ROOT): string {
+  const output = path.join(root, 'build', 'server', 'index.js')
   if (!existsSync(output)) {
-    console.log('build/ is missing: npm run build (under /tmp/lookout-e2e.lock)…')
-    const result = spawnSync('flock', ['/tmp/lookout-e2e.lock', 'npm', 'run', 'build'], { cwd: ROOT, stdio: 'inherit' })
-    if (result.status !== 0) throw new Error('npm run build failed')
+    console.log(`${path.relative(ROOT, path.join(root, 'build')) || 'build'}/ is missing: building the console (under /tmp/lookout-e2e.lock)…`)
+    const result = spawnSync('flock', ['/tmp/lookout-e2e.lock', process.execPath, path.join(ROOT, 'node_modules', '@remix-run', 'dev', 'dist', 'cli.js'), 'vite:build'], {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production' },
+    })
+    if (result.status !== 0) throw new Error(`the console build in ${root} failed`)
   }
   const built = statSync(output).mtimeMs
-  const newestSource = readdirSync(path.join(ROOT, 'app'), {
+  const newestSource = readdirSync(path.join(root, 'app'), {
     recursive: true,
     withFileTypes: true,
   })
@@ -130,9 +142,9 @@ function ensureBuild(): string {
 
 type Server = { url: string; child: ChildProcess; stop(): Promise<void> }
 
-async function startConsole(env: Record<string, string>, log: RequestLog): Promise<Server> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'server.ts')], {
-    cwd: ROOT,
+async function startConsole(root: string, env: Record<string, string>, log: RequestLog): Promise<Server> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(root, 'server.ts')], {
+    cwd: root,
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -178,20 +190,7 @@ async function startConsole(env: Record<string, string>, log: RequestLog): Promi
   }
 }
 
-async function signIn(base: string): Promise<string> {
-  const response = await fetch(`${base}/api/auth/login`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      origin: base,
-    },
-    body: JSON.stringify({ username: 'token', password: TOKEN }),
-  })
-  const cookies = response.headers.getSetCookie().map((cookie) => cookie.split(';')[0]!)
-  if (!response.ok || cookies.length === 0) throw new Error(`sign-in answered ${response.status} with no cookie: ${await response.text()}`)
-  return cookies.join('; ')
-}
+const signIn = (base: string) => signInWithToken(base, TOKEN)
 
 type Sample = {
   wall: number
@@ -301,23 +300,66 @@ function gitCommit(): string {
   return result.status === 0 ? result.stdout.trim() : 'unknown'
 }
 
-async function main(): Promise<void> {
-  const builtAt = ensureBuild()
-  const loadAtStart = os
-    .loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ')
+type Page = { label: string; route: string; kiosk?: boolean; floor?: boolean; reference?: boolean }
+
+type Variant = {
+  name: string
+  /** The tree whose server.ts and build/ run: this checkout, or an archived earlier commit. */
+  root: string
+  commit: string
+  env: Record<string, string>
+}
+
+type Measurement = {
+  variant: Variant
+  builtAt: string
+  engine: string
+  checkCount: number
+  bootSeconds: number
+  pages: Page[]
+  samples: Map<string, Sample[]>
+  health: LoadFigures
+  floorLoad: LoadFigures
+  callLoad: LoadFigures
+}
+
+const BEFORE = process.env.BENCH_BEFORE ?? '0c4c0ac'
+
+/**
+ * The tree of an earlier commit, built once and kept in the system's temp directory between runs
+ * (its node_modules is this checkout's: the dependencies the build needs have not changed).
+ */
+function beforeTree(commit: string): string {
+  const root = path.join(os.tmpdir(), `lookout-bench-before-${commit}`)
+  if (!existsSync(path.join(root, 'server.ts'))) {
+    rmSync(root, { recursive: true, force: true })
+    mkdirSync(root, { recursive: true })
+    const archive = spawnSync('sh', ['-c', `git archive ${commit} | tar -x -C ${JSON.stringify(root)}`], { cwd: ROOT, stdio: 'inherit' })
+    if (archive.status !== 0) throw new Error(`git archive ${commit} failed`)
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'))
+  }
+  return root
+}
+
+async function measure(variant: Variant, postgres: boolean): Promise<Measurement> {
+  const builtAt = ensureBuild(variant.root)
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lookout-bench-pages-'))
-  const database = await scratchDatabase('lookout_bench_pages', process.env.BENCH_DB === 'postgres')
+  const database = await scratchDatabase('lookout_bench_pages', postgres)
+  if (!database && variant.root !== ROOT) {
+    // The earlier tree's own PGlite template (its build made one; a no-op when it exists).
+    spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'server/db/pglite-template-cli.ts'], { cwd: variant.root, stdio: 'ignore' })
+  }
   const log = new RequestLog()
   const bootStarted = performance.now()
   const server = await startConsole(
+    variant.root,
     {
       LOOKOUT_DATA_DIR: dataDir,
       LOOKOUT_BOOTSTRAP_TOKEN: TOKEN,
       LOOKOUT_DEMO_DATA: 'true',
       LOOKOUT_ENGINE: CHECK_ENGINE,
       ...(database ? { DATABASE_URL: database.url } : {}),
+      ...variant.env,
     },
     log,
   )
@@ -325,29 +367,14 @@ async function main(): Promise<void> {
   try {
     const base = server.url
     const cookie = await signIn(base)
-    const incidents = await fetch(`${base}/api/db/incidents?select=id&order=created_at.desc&limit=1`, {
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        accept: 'application/json',
-      },
-    })
+    const bearer = { authorization: `Bearer ${TOKEN}`, accept: 'application/json' }
+    const incidents = await fetch(`${base}/api/db/incidents?select=id&order=created_at.desc&limit=1`, { headers: bearer })
     const [incident] = (await incidents.json()) as { id: string }[]
     if (!incident) throw new Error('the demo estate has no incident')
-    const checks = await fetch(`${base}/api/db/checks?select=id&deleted_at=is.null`, {
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        accept: 'application/json',
-      },
-    })
+    const checks = await fetch(`${base}/api/db/checks?select=id&deleted_at=is.null`, { headers: bearer })
     const checkCount = ((await checks.json()) as unknown[]).length
 
-    const pages: {
-      label: string
-      route: string
-      kiosk?: boolean
-      floor?: boolean
-      reference?: boolean
-    }[] = [
+    const pages: Page[] = [
       { label: `${FLOOR} (floor)`, route: FLOOR, floor: true, reference: true },
       { label: '/readyz', route: '/readyz', reference: true },
       { label: `${AUTHENTICATED_CALL} (one API call)`, route: AUTHENTICATED_CALL, reference: true },
@@ -373,128 +400,142 @@ async function main(): Promise<void> {
     const health = await underLoad(`${base}/health`, sessions)
     const floorLoad = await underLoad(`${base}${FLOOR}`, sessions)
     const callLoad = await underLoad(`${base}${AUTHENTICATED_CALL}`, sessions)
-
-    const floorSamples = samples.get(FLOOR)!
-    const floorWallP50 = percentile(
-      floorSamples.map((sample) => sample.wall),
-      0.5,
-    )
-    const sources = new Set([...samples.values()].flat().map((sample) => sample.serverSource))
-
-    console.log(`bench/pages — issue 13, commit ${gitCommit()}, ${new Date().toISOString()}`)
-    console.log(
-      `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${
-        process.version
-      }; load average at the start ${loadAtStart}, at the end ${os
-        .loadavg()
-        .map((value) => value.toFixed(2))
-        .join(' ')}`,
-    )
-    console.log(
-      `console: build of ${builtAt}; ${
-        database ? 'PostgreSQL server' : 'PGlite'
-      }; demo estate (${checkCount} checks); check engine ${CHECK_ENGINE}; LOG_LEVEL=info; started and seeded in ${fmt(bootSeconds)} s`,
-    )
-    console.log(`single user: ${WARMUP} warm-up + ${REQUESTS} sequential requests per page, pages in turn; server time from ${[...sources].join(' / ')}`)
-    console.log('')
-    const header = ['page', 'status', 'server p50', 'server p99', 'wall p50', 'wall p99', '× floor', 'API calls', 'API ms', 'HTML KB', 'target p50', 'p50 met']
-    const rows: string[][] = [header]
-    for (const page of pages) {
-      const list = samples.get(page.route)!
-      const server = list.map((sample) => sample.server)
-      const statuses = [...new Set(list.map((sample) => sample.status))].join(',')
-      const p50 = percentile(server, 0.5)
-      const target = page.reference ? undefined : page.kiosk ? TARGETS.kioskP50Ms : TARGETS.p50Ms
-      const calls = [...new Set(list.map((sample) => sample.calls))].sort((a, b) => a - b)
-      rows.push([
-        page.label,
-        statuses,
-        `${fmt(p50)} ms`,
-        `${fmt(percentile(server, 0.99))} ms`,
-        `${fmt(
-          percentile(
-            list.map((sample) => sample.wall),
-            0.5,
-          ),
-        )} ms`,
-        `${fmt(
-          percentile(
-            list.map((sample) => sample.wall),
-            0.99,
-          ),
-        )} ms`,
-        page.floor
-          ? '1.0'
-          : fmt(
-              percentile(
-                list.map((sample) => sample.wall),
-                0.5,
-              ) / floorWallP50,
-            ),
-        calls.join('–'),
-        `${fmt(
-          percentile(
-            list.map((sample) => sample.callsMs),
-            0.5,
-          ),
-        )}`,
-        fmt(Math.max(...list.map((sample) => sample.bytes)) / 1024, 0),
-        target === undefined ? '' : `≤ ${target} ms`,
-        target === undefined ? '' : verdict(p50 <= target),
-      ])
-    }
-    printTable(rows)
-    console.log(
-      "  (× floor: wall p50 / the floor's wall p50; server time of unlogged paths (/healthz, /readyz) is their wall time; API calls: loopback /api requests one render makes, min–max; API ms: their summed server time, p50)",
-    )
-    console.log('')
-
-    console.log(`${USERS} concurrent signed-in users (one session each), ${SECONDS} s, autocannon, wall time:`)
-    const loadRows = [
-      ['route', 'pages/s', 'p50', 'p99', 'errors', 'requests'],
-      [`/health`, fmt(health.pagesPerSecond), `${health.p50} ms`, `${health.p99} ms`, String(health.errors), String(health.total)],
-      [`${FLOOR} (floor)`, fmt(floorLoad.pagesPerSecond), `${floorLoad.p50} ms`, `${floorLoad.p99} ms`, String(floorLoad.errors), String(floorLoad.total)],
-      [
-        `${AUTHENTICATED_CALL} (one API call)`,
-        fmt(callLoad.pagesPerSecond),
-        `${callLoad.p50} ms`,
-        `${callLoad.p99} ms`,
-        String(callLoad.errors),
-        String(callLoad.total),
-      ],
-    ]
-    printTable(loadRows)
-    console.log(`  /health throughput ratio to the floor: ${fmt(health.pagesPerSecond / floorLoad.pagesPerSecond, 3)}`)
-    console.log('')
-
-    const targetRows = [
-      ['target (issue 13)', 'figure', 'verdict'],
-      ...pages
-        .filter((page) => !page.reference)
-        .map((page) => {
-          const target = page.kiosk ? TARGETS.kioskP50Ms : TARGETS.p50Ms
-          const p50 = percentile(
-            samples.get(page.route)!.map((sample) => sample.server),
-            0.5,
-          )
-          return [`${page.label} single-user p50 ≤ ${target} ms`, `${fmt(p50)} ms`, verdict(p50 <= target)]
-        }),
-      [
-        `/health ${USERS} users ≥ ${TARGETS.pagesPerSecond} pages/s`,
-        `${fmt(health.pagesPerSecond)} pages/s`,
-        verdict(health.pagesPerSecond >= TARGETS.pagesPerSecond),
-      ],
-      [`/health ${USERS} users p99 ≤ ${TARGETS.loadP99Ms} ms`, `${health.p99} ms`, verdict(health.p99 <= TARGETS.loadP99Ms)],
-      [`/health ${USERS} users errors = 0`, String(health.errors), verdict(health.errors === 0)],
-    ]
-    printTable(targetRows)
-    const unmet = targetRows.slice(1).filter((row) => row[2] !== 'met').length
-    console.log(`${targetRows.length - 1 - unmet} of ${targetRows.length - 1} targets met`)
+    return { variant, builtAt, engine: database ? 'PostgreSQL server' : 'PGlite', checkCount, bootSeconds, pages, samples, health, floorLoad, callLoad }
   } finally {
     await server.stop()
     await database?.drop()
     rmSync(dataDir, { recursive: true, force: true })
   }
+}
+
+const p50Of = (list: Sample[], pick: (sample: Sample) => number) => percentile(list.map(pick), 0.5)
+
+function printMeasurement(m: Measurement): void {
+  const { pages, samples, health, floorLoad, callLoad } = m
+  const floorWallP50 = p50Of(samples.get(FLOOR)!, (sample) => sample.wall)
+  const sources = new Set([...samples.values()].flat().map((sample) => sample.serverSource))
+  console.log(`— ${m.variant.name}: commit ${m.variant.commit}, build of ${m.builtAt}; ${m.engine}; demo estate (${m.checkCount} checks); check engine ${CHECK_ENGINE}; LOG_LEVEL=info${
+    Object.keys(m.variant.env).length ? `; ${Object.entries(m.variant.env).map(([name, value]) => `${name}=${value}`).join(' ')}` : ''
+  }; started and seeded in ${fmt(m.bootSeconds)} s`)
+  console.log(`single user: ${WARMUP} warm-up + ${REQUESTS} sequential requests per page, pages in turn; server time from ${[...sources].join(' / ')}`)
+  console.log('')
+  const header = ['page', 'status', 'server p50', 'server p99', 'wall p50', 'wall p99', '× floor', 'API calls', 'API ms', 'HTML KB', 'target p50', 'p50 met']
+  const rows: string[][] = [header]
+  for (const page of pages) {
+    const list = samples.get(page.route)!
+    const server = list.map((sample) => sample.server)
+    const wall = list.map((sample) => sample.wall)
+    const p50 = percentile(server, 0.5)
+    const target = page.reference ? undefined : page.kiosk ? TARGETS.kioskP50Ms : TARGETS.p50Ms
+    const calls = [...new Set(list.map((sample) => sample.calls))].sort((a, b) => a - b)
+    rows.push([
+      page.label,
+      [...new Set(list.map((sample) => sample.status))].join(','),
+      `${fmt(p50)} ms`,
+      `${fmt(percentile(server, 0.99))} ms`,
+      `${fmt(percentile(wall, 0.5))} ms`,
+      `${fmt(percentile(wall, 0.99))} ms`,
+      page.floor ? '1.0' : fmt(percentile(wall, 0.5) / floorWallP50),
+      calls.join('–'),
+      fmt(p50Of(list, (sample) => sample.callsMs)),
+      fmt(Math.max(...list.map((sample) => sample.bytes)) / 1024, 0),
+      target === undefined ? '' : `≤ ${target} ms`,
+      target === undefined ? '' : verdict(p50 <= target),
+    ])
+  }
+  printTable(rows)
+  console.log(
+    "  (× floor: wall p50 / the floor's wall p50; server time of unlogged paths (/healthz, /readyz) is their wall time; API calls: loopback /api requests one render makes, min–max; API ms: their summed server time, p50)",
+  )
+  console.log('')
+  console.log(`${USERS} concurrent signed-in users (one session each), ${SECONDS} s, autocannon, wall time:`)
+  const loadRow = (label: string, figures: LoadFigures) => [label, fmt(figures.pagesPerSecond), `${figures.p50} ms`, `${figures.p99} ms`, String(figures.errors), String(figures.total)]
+  printTable([
+    ['route', 'pages/s', 'p50', 'p99', 'errors', 'requests'],
+    loadRow('/health', health),
+    loadRow(`${FLOOR} (floor)`, floorLoad),
+    loadRow(`${AUTHENTICATED_CALL} (one API call)`, callLoad),
+  ])
+  console.log(`  /health throughput ratio to the floor: ${fmt(health.pagesPerSecond / floorLoad.pagesPerSecond, 3)}`)
+  console.log('')
+}
+
+/** The issue's targets, judged on one measurement: [target, figure, verdict] rows. */
+function targetRows(m: Measurement): string[][] {
+  return [
+    ...m.pages
+      .filter((page) => !page.reference)
+      .map((page) => {
+        const target = page.kiosk ? TARGETS.kioskP50Ms : TARGETS.p50Ms
+        const p50 = p50Of(m.samples.get(page.route)!, (sample) => sample.server)
+        return [`${page.label} single-user p50 ≤ ${target} ms`, `${fmt(p50)} ms`, verdict(p50 <= target)]
+      }),
+    [`/health ${USERS} users ≥ ${TARGETS.pagesPerSecond} pages/s`, `${fmt(m.health.pagesPerSecond)} pages/s`, verdict(m.health.pagesPerSecond >= TARGETS.pagesPerSecond)],
+    [`/health ${USERS} users p99 ≤ ${TARGETS.loadP99Ms} ms`, `${m.health.p99} ms`, verdict(m.health.p99 <= TARGETS.loadP99Ms)],
+    [`/health ${USERS} users errors = 0`, String(m.health.errors), verdict(m.health.errors === 0)],
+  ]
+}
+
+/** Before and after side by side: every figure of each measurement, and after ÷ before. */
+function printComparison(runs: Measurement[]): void {
+  const [before] = runs
+  const figure = (m: Measurement, route: string, pick: (sample: Sample) => number) => p50Of(m.samples.get(route)!, pick)
+  const lines: { label: string; value: (m: Measurement) => number; digits?: number }[] = []
+  for (const page of runs[0]!.pages.filter((page) => !page.reference)) {
+    lines.push({ label: `${page.label} server p50 (ms)`, value: (m) => figure(m, m.pages.find((p) => p.label === page.label)!.route, (sample) => sample.server) })
+    lines.push({ label: `${page.label} API calls per render (p50)`, value: (m) => figure(m, m.pages.find((p) => p.label === page.label)!.route, (sample) => sample.calls), digits: 0 })
+  }
+  lines.push({ label: `/health ${USERS} users: pages/s`, value: (m) => m.health.pagesPerSecond })
+  lines.push({ label: `/health ${USERS} users: p99 (ms)`, value: (m) => m.health.p99, digits: 0 })
+  lines.push({ label: `/health ${USERS} users: errors`, value: (m) => m.health.errors, digits: 0 })
+  lines.push({ label: `floor ${FLOOR} ${USERS} users: req/s`, value: (m) => m.floorLoad.pagesPerSecond })
+  lines.push({ label: '/health pages/s ÷ floor req/s', value: (m) => m.health.pagesPerSecond / m.floorLoad.pagesPerSecond, digits: 3 })
+  const rows = [['figure', ...runs.map((m) => m.variant.name), ...runs.slice(1).map((m) => `${m.variant.name} ÷ ${before!.variant.name}`)]]
+  for (const line of lines) {
+    const values = runs.map((m) => line.value(m))
+    rows.push([line.label, ...values.map((value) => fmt(value, line.digits ?? 1)), ...values.slice(1).map((value) => fmt(value / values[0]!, 2))])
+  }
+  printTable(rows)
+  console.log('')
+}
+
+async function main(): Promise<void> {
+  const loadAtStart = os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')
+  const postgres = process.env.BENCH_DB === 'postgres' || (process.env.BENCH_DB !== 'pglite' && (await scratchDatabase('lookout_bench_probe').then(async (db) => (await db?.drop(), Boolean(db)))))
+  const current = gitCommit()
+  const variants: Variant[] = []
+  if (BEFORE !== 'none') variants.push({ name: 'before', root: beforeTree(BEFORE), commit: `${BEFORE} (clean tree)`, env: {} })
+  variants.push({ name: 'after', root: ROOT, commit: current, env: {} })
+  // Several console processes need PostgreSQL (docs/decisions/015-console-processes.md).
+  if (postgres) variants.push({ name: 'after, workers', root: ROOT, commit: current, env: { LOOKOUT_WORKERS: 'auto' } })
+
+  const runs: Measurement[] = []
+  for (const variant of variants) runs.push(await measure(variant, postgres))
+
+  console.log(`bench/pages — issue 13, ${new Date().toISOString()}; ${postgres ? 'PostgreSQL server' : 'PGlite'}; variants measured one after the other in this run`)
+  console.log(
+    `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; load average at the start ${loadAtStart}, at the end ${os
+      .loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  )
+  console.log('')
+  for (const run of runs) printMeasurement(run)
+  if (runs.length > 1) {
+    console.log('before and after, in this run:')
+    printComparison(runs)
+  }
+  // The targets are judged on this checkout as it would be deployed on this machine: several
+  // processes when the database allows it.
+  const judged = runs[runs.length - 1]!
+  console.log(`targets (issue 13), judged on "${judged.variant.name}":`)
+  const rows = targetRows(judged)
+  printTable([['target', 'figure', 'verdict'], ...rows])
+  const unmet = rows.filter((row) => row[2] !== 'met').length
+  console.log(`${rows.length - unmet} of ${rows.length} targets met`)
 }
 
 function printTable(rows: string[][]): void {

@@ -7,6 +7,7 @@ import type { Env } from '#server/env.ts'
 import { createHttpLogger } from '#server/logger.ts'
 import { createGatewayHandler } from '#server/gateway/gateway-router.ts'
 import { createOrganizationResolver } from '#server/gateway/organizations.ts'
+import { watchShellWrites, type SharedDataCache } from '#server/gateway/shared-data-cache.ts'
 import { createUpstreamFastPath } from '#server/gateway/upstream-fast-path.ts'
 import { sendGatewayError } from '#server/gateway/upstream-proxy.ts'
 import { clientAddressMiddleware, resolveClient } from '#server/ops/client-address.ts'
@@ -29,6 +30,8 @@ export type AppOptions = {
   console?: RequestHandler
   /** Whether migrations have been applied; /readyz answers 503 until then. */
   isMigrated: () => boolean
+  /** What the console keeps per session; emptied by writes through /api that can change it. */
+  sharedData?: SharedDataCache
 }
 
 /**
@@ -61,7 +64,10 @@ export function createApp(options: AppOptions): LookoutApp {
   const trustsForwarded: TrustsForwarded = (address) =>
     (app.get('trust proxy fn') as (address: string, hop: number) => boolean)(address, 0)
   const upstreamFastPath = createUpstreamFastPath({ env, metrics, logger, trustsForwarded })
+  const sharedData = options.sharedData
+  const invalidateSharedData = () => sharedData?.invalidate()
   app.use((req, res, next) => {
+    if (sharedData) watchShellWrites(req, res, invalidateSharedData)
     closeIfBodyUnread(req, res)
     if (refuseMalformedUrl(req, res)) return
     if (!upstreamFastPath(req, res)) next()
@@ -121,6 +127,7 @@ export function createApp(options: AppOptions): LookoutApp {
   return Object.assign(app, {
     listener: (req: IncomingMessage, res: ServerResponse) => {
       resolveClient(req, env.LOOKOUT_TRUST_PROXY)
+      if (sharedData) watchShellWrites(req, res, invalidateSharedData)
       closeIfBodyUnread(req, res)
       if (refuseMalformedUrl(req, res)) return
       if (!upstreamFastPath(req, res)) app(req, res)

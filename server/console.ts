@@ -35,7 +35,10 @@ export async function createConsoleHandler(options: {
   const serverBuild = path.join(BUILD_DIR, 'server', 'index.js')
   const build = (await import(pathToFileURL(serverBuild).href)) as ServerBuild
   router.use('/assets', express.static(path.join(BUILD_DIR, 'client', 'assets'), { immutable: true, maxAge: '1y' }))
-  router.use(express.static(path.join(BUILD_DIR, 'client'), { maxAge: '1h', index: false }))
+  // Files of public/ (favicon, robots.txt) have an extension; a page's path has none, and
+  // asking the disk about each page request cost a stat() per page.
+  const publicFiles = express.static(path.join(BUILD_DIR, 'client'), { maxAge: '1h', index: false })
+  router.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()))
   router.all('*', createRequestHandler({ build, getLoadContext: options.getLoadContext, mode: 'production' }))
   return { handler: router, close: async () => undefined }
 }

@@ -42,6 +42,8 @@ export const EnvSchema = z
     LOOKOUT_SESSION_TTL_HOURS: positiveInt(24),
     LOOKOUT_CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
     LOOKOUT_CREDENTIAL_CACHE_MAX: z.coerce.number().int().min(0).default(10_000),
+    LOOKOUT_SHARED_DATA_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+    LOOKOUT_SHARED_DATA_MAX: z.coerce.number().int().min(0).default(20_000),
     SESSION_DISABLED: booleanFlag(false),
     LOOKOUT_ADMIN_EMAIL: z.string().email('must be an e-mail address').optional(),
     LOOKOUT_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
@@ -85,6 +87,7 @@ export const EnvSchema = z
     LOOKOUT_TRUST_PROXY: booleanFlag(false),
     LOOKOUT_CSP_REPORT_ONLY: booleanFlag(false),
     LOOKOUT_SHUTDOWN_GRACE_MS: positiveInt(10_000),
+    LOOKOUT_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]).default(1),
     // /metrics answers only a bearer token (this one or LOOKOUT_BOOTSTRAP_TOKEN) unless public.
     LOOKOUT_METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     LOOKOUT_METRICS_PUBLIC: booleanFlag(false),

@@ -16,11 +16,19 @@ export type GatewayContext = {
   clientHeaders?: Record<string, string>
 }
 
+/**
+ * The process's cache of what every page's shell needs (server/gateway/shared-data-cache.ts,
+ * created by server.ts): this shape is all the console knows of it.
+ */
+export type SharedDataCache = { remember<T>(key: string, load: () => Promise<T>): Promise<T> }
+
 declare module '@remix-run/node' {
   interface AppLoadContext {
     gateway: GatewayContext
     cspNonce: string
     publicEnv: PublicEnv
+    /** Absent in tests and tools that build a context by hand: every call then goes to the API. */
+    sharedData?: SharedDataCache
   }
 }
 

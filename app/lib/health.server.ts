@@ -5,6 +5,7 @@ import { apiJson, GatewayError, type ApiArgs, type ApiInit } from './gateway.ser
 import { dbClient, requireData, requirePage } from './data-client.server.ts'
 import { consoleLog } from './log.server.ts'
 import { getProperties } from './session.server.ts'
+import { credentialKey } from './shared-data.server.ts'
 import { durationToApiStart, type DurationKey } from './time-range.ts'
 import { nextRunOf, type NextRun, type ScheduledCanary } from '#contract/canary/next-run.ts'
 import type { CheckSummary } from '#app/components/health/health-model.ts'
@@ -23,46 +24,51 @@ import {
  */
 
 /**
- * Paging, sorting and expanding a group each re-run the loader; re-reading thousands of
- * summaries for every click would make the page slow for large estates. Summaries are kept
- * for a few seconds per credential and window (the API's own figures lag by up to a minute).
+ * Concurrent renders for the same credential and window share one summary request (a stampede
+ * guard, docs/decisions/011): a caller that arrives while one is in flight waits for it, and
+ * the entry is dropped the moment it settles, so nothing is ever served from an older answer.
+ * The backend computes each summary from its rollup tables and single-flights identical
+ * queries itself; this guard only saves a second loopback call and parse per credential.
  */
-const SUMMARY_TTL_MS = Number(process.env.LOOKOUT_HEALTH_SUMMARY_TTL_MS ?? 5000)
-const summaryCache = new Map<string, { at: number; checks: Promise<CheckSummary[]> }>()
+const summariesInFlight = new Map<string, Promise<CheckSummary[]>>()
 
-function credentialKey(request: Request, extra: string): string {
-  const hash = createHash('sha256')
-  hash.update(request.headers.get('cookie') ?? '')
-  hash.update('\0')
-  hash.update(request.headers.get('authorization') ?? '')
-  hash.update('\0')
-  hash.update(extra)
-  return hash.digest('hex')
-}
 
 /**
  * The canary summary. The list keys rows by id and shows the name, so an entry without them is
  * dropped rather than breaking the page; the rest of an entry is passed on as the API sent it.
+ * The response's envelope is read with zod; each entry is checked by hand, because zod's object
+ * parse (even stripping to two keys) cost 30–100 ms per 10,000 entries, more than JSON.parse of
+ * the whole response.
  */
-const SummaryEntrySchema = z.object({ id: z.string().min(1), name: z.string() }).passthrough()
-const SummarySchema = z.object({ checks_summary: z.array(z.unknown()).nullish() }).passthrough()
+const SummarySchema = z.object({ checks_summary: z.array(z.unknown()).nullish() })
+
+function isSummaryEntry(entry: unknown): entry is CheckSummary {
+  if (typeof entry !== 'object' || entry === null) return false
+  const { id, name } = entry as { id?: unknown; name?: unknown }
+  return typeof id === 'string' && id.length > 0 && typeof name === 'string'
+}
 
 export async function fetchSummary(args: ApiArgs, timeRange: DurationKey, init?: ApiInit): Promise<CheckSummary[]> {
   const { data } = await apiJson<unknown>(args, `/canary/api/summary?start=${encodeURIComponent(durationToApiStart(timeRange, new Date()))}`, init)
   const summary = SummarySchema.safeParse(data)
   if (!summary.success) return []
-  return (summary.data.checks_summary ?? []).filter((entry): entry is CheckSummary => SummaryEntrySchema.safeParse(entry).success)
+  return (summary.data.checks_summary ?? []).filter(isSummaryEntry)
 }
 
+/**
+ * The summary for this credential and window, joining a request already in flight for both
+ * (`fresh` starts a new one instead, for a caller that must see a write it just made).
+ */
 export function loadSummary(args: ApiArgs, timeRange: DurationKey, fresh: boolean): Promise<CheckSummary[]> {
-  const key = credentialKey(args.request, timeRange)
-  const now = Date.now()
-  for (const [entryKey, entry] of summaryCache) if (now - entry.at > SUMMARY_TTL_MS) summaryCache.delete(entryKey)
-  const cached = summaryCache.get(key)
-  if (cached && !fresh) return cached.checks
+  const key = `${timeRange}:${credentialKey(args.request)}`
+  const running = summariesInFlight.get(key)
+  if (running && !fresh) return running
   const checks = fetchSummary(args, timeRange)
-  summaryCache.set(key, { at: now, checks })
-  checks.catch(() => summaryCache.delete(key))
+  summariesInFlight.set(key, checks)
+  const settle = () => {
+    if (summariesInFlight.get(key) === checks) summariesInFlight.delete(key)
+  }
+  checks.then(settle, settle)
   return checks
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { UUID_PATTERN } from '#contract/uuid.ts'
+import { ROLE_SUBJECTS } from './role-subjects.ts'
 
 /**
  * The permissions screen's forms as data (spec 002 §2, §5, §6): the subject and resource kinds,
@@ -55,7 +56,7 @@ export const RESOURCE_COLUMN_OF = {
 } as const satisfies Record<ResourceKind, string>
 
 /** Roles a permission can be given to (spec 002 §6). */
-export const ROLE_SUBJECTS = ['admin', 'editor', 'guest', 'viewer', 'responder', 'commander'] as const
+export { ROLE_SUBJECTS }
 
 /** Global objects (spec 002 §6), plus `exec`: running processes, admin only unless granted. */
 export const GLOBAL_OBJECTS = [

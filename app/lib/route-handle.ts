@@ -10,7 +10,12 @@ export type RouteGuard = { feature?: Feature; resource?: Resource; access?: Acce
 /** A title is fixed, or read from the route's own loader data (a table label, an item name). */
 export type RouteTitle = string | ((data: unknown) => string | undefined)
 
-export type RouteHandle = RouteGuard & { title?: RouteTitle }
+/**
+ * `hydrate: false` makes the document static: root renders no <Scripts>, <ScrollRestoration> or
+ * modulepreload links for it, so the browser loads no JavaScript at all (the kiosk wall boards,
+ * which reload themselves with a meta refresh). Such a page must work as plain HTML.
+ */
+export type RouteHandle = RouteGuard & { title?: RouteTitle; hydrate?: false }
 
 export const PRODUCT_NAME = 'Lookout'
 
@@ -32,4 +37,9 @@ export function getRouteTitle(matches: ReadonlyArray<{ handle?: unknown; data?: 
     if (title) return title
   }
   return undefined
+}
+
+/** True when any matched route asked for a document without client JavaScript. */
+export function isStaticDocument(matches: ReadonlyArray<{ handle?: unknown } | undefined>): boolean {
+  return matches.some((match) => isRouteHandle(match?.handle) && match.handle.hydrate === false)
 }

@@ -6,27 +6,7 @@ import type { RouteGuard } from './route-handle.ts'
 import { getSwitchedOffNames, isFeatureDisabled, type Property } from './features.ts'
 import type { SidebarView } from './navigation.ts'
 import { consoleLog } from './log.server.ts'
-
-/**
- * The layout and the page loaders run side by side and each needs whoami and the properties.
- * Memoising on the Request object keeps it to one API call per browser request without any
- * state that could outlive that request.
- */
-const memo = new WeakMap<Request, Map<string, Promise<unknown>>>()
-
-function once<T>(request: Request, key: string, load: () => Promise<T>): Promise<T> {
-  let entries = memo.get(request)
-  if (!entries) {
-    entries = new Map()
-    memo.set(request, entries)
-  }
-  let pending = entries.get(key) as Promise<T> | undefined
-  if (!pending) {
-    pending = load()
-    entries.set(key, pending)
-  }
-  return pending
-}
+import { sharedPerSession } from './shared-data.server.ts'
 
 /**
  * A thrown JSON Response reaches the error boundary as `isRouteErrorResponse` with its body
@@ -48,7 +28,7 @@ type WhoamiBody = { payload?: { user?: SessionInfo['user']; roles?: string[] | n
 
 /** whoami, or a thrown redirect to sign-in on 401 (the gateway does that). */
 export function requireSessionInfo(args: ApiArgs): Promise<SessionInfo> {
-  return once(args.request, 'whoami', async () => {
+  return sharedPerSession(args, 'whoami', async () => {
     try {
       const { data: body } = await apiJson<WhoamiBody>(args, '/auth/whoami')
       const payload = body?.payload
@@ -70,36 +50,38 @@ const PropertySchema = z.object({ name: z.string(), value: z.unknown() })
  * Properties, or none when the API cannot answer: the console then shows every feature. An
  * entry without a name cannot switch anything and is dropped rather than failing the list.
  */
-export function getProperties(args: ApiArgs): Promise<Property[]> {
-  return once(args.request, 'properties', async () => {
-    try {
+export async function getProperties(args: ApiArgs): Promise<Property[]> {
+  try {
+    return await sharedPerSession(args, 'properties', async () => {
       const { data: body } = await apiJson<unknown>(args, '/properties')
       if (!Array.isArray(body)) return []
       return body.flatMap((entry) => {
         const property = PropertySchema.safeParse(entry)
         return property.success ? [{ name: property.data.name, value: property.data.value }] : []
       })
-    } catch (error) {
-      if (error instanceof Response) throw error
-      consoleLog.warn({ err: error }, 'properties could not be loaded; treating every feature as enabled')
-      return []
-    }
-  })
+    })
+  } catch (error) {
+    if (error instanceof Response) throw error
+    consoleLog.warn({ err: error }, 'properties could not be loaded; treating every feature as enabled')
+    return []
+  }
 }
 
 /** Custom views flagged for the sidebar; an empty list when the data API cannot answer. */
 export async function getSidebarViews(args: ApiArgs): Promise<SidebarView[]> {
   try {
-    const views = requireData(
-      await dbClient(args)
-        .from('views_summary')
-        .select('id,name,namespace,title,icon')
-        .eq('sidebar', true)
-        .order('ordinal', { ascending: true })
-        .order('title', { ascending: true })
-        .returns<SidebarView[]>(),
-    )
-    return Array.isArray(views) ? views : []
+    return await sharedPerSession(args, 'sidebar-views', async () => {
+      const views = requireData(
+        await dbClient(args)
+          .from('views_summary')
+          .select('id,name,namespace,title,icon')
+          .eq('sidebar', true)
+          .order('ordinal', { ascending: true })
+          .order('title', { ascending: true })
+          .returns<SidebarView[]>(),
+      )
+      return Array.isArray(views) ? views : []
+    })
   } catch (error) {
     if (error instanceof Response) throw error
     consoleLog.warn({ err: error }, 'sidebar views could not be loaded; showing none')

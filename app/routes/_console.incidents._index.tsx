@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, getSelectProps, getTextareaProps, type Sub
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams, useSubmit } from '@remix-run/react'
-import type { ColumnDef } from '@tanstack/react-table'
+import type { DataColumn } from '#app/components/data-table/data-table.tsx'
 import { Search } from '#app/components/ui/icons.tsx'
 import { useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
@@ -68,7 +68,7 @@ export async function action(args: ActionFunctionArgs) {
   throw redirect(`/incidents/${submission.value.id}`, { status: 303, headers: { 'set-cookie': toastCookie('Incident created successfully') } })
 }
 
-const columns: ColumnDef<IncidentSummaryRow, unknown>[] = [
+const columns: DataColumn<IncidentSummaryRow>[] = [
   // Sortable columns need an accessor (tanstack's rule); the server does the sorting (URL mode).
   {
     id: 'incident_id',

@@ -2,10 +2,9 @@ import { getFormProps, getInputProps, type SubmissionResult } from '@conform-to/
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
-import type { ColumnDef } from '@tanstack/react-table'
 import { z } from 'zod'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
-import { DataTable } from '#app/components/data-table/data-table.tsx'
+import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
@@ -141,7 +140,7 @@ export default function FeatureFlagsRoute() {
   )
 }
 
-const propertyColumns: ColumnDef<PropertyRow, unknown>[] = [
+const propertyColumns: DataColumn<PropertyRow>[] = [
   { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => <span className="font-mono text-xs">{row.original.name}</span> },
   { id: 'value', header: 'Value', enableSorting: false, cell: ({ row }) => <span className="break-all font-mono text-xs">{row.original.value}</span> },
   { id: 'source', header: 'Source', enableSorting: false, cell: ({ row }) => row.original.source },
@@ -205,8 +204,8 @@ const STATE_BADGE = {
   inherited: { variant: 'warning', label: 'Disabled by parent' },
 } as const
 
-function featureColumns(canWrite: boolean): ColumnDef<FeatureRow, unknown>[] {
-  const columns: ColumnDef<FeatureRow, unknown>[] = [
+function featureColumns(canWrite: boolean): DataColumn<FeatureRow>[] {
+  const columns: DataColumn<FeatureRow>[] = [
     {
       id: 'feature',
       header: 'Feature',

@@ -1,8 +1,8 @@
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useActionData, useLoaderData } from '@remix-run/react'
-import type { ColumnDef } from '@tanstack/react-table'
 import { z } from 'zod'
+import type { DataColumn } from '#app/components/data-table/data-table.tsx'
 import { PermissionDialog } from '#app/components/access/permission-dialog.tsx'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { DateTime } from '#app/components/date-time.tsx'
@@ -141,7 +141,7 @@ function resourceKindLabel(row: PermissionSummaryRow): string {
   return row.object_selector ? 'Selector' : ''
 }
 
-const columns: ColumnDef<PermissionSummaryRow, unknown>[] = [
+const columns: DataColumn<PermissionSummaryRow>[] = [
   {
     id: 'subject',
     header: 'Subject',

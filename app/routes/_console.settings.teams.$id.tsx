@@ -2,12 +2,11 @@ import { getCollectionProps, getFormProps, getInputProps, getTextareaProps, type
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import type { ColumnDef } from '@tanstack/react-table'
 import { z } from 'zod'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { AddMembersSchema, memberRemovedMessage, membersAddedMessage, TeamActionSchema, TeamSpecSchema, type TeamAction } from '#app/components/access/team-form.ts'
 import { ConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
-import { DataTable } from '#app/components/data-table/data-table.tsx'
+import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ErrorList, Field } from '#app/components/forms.tsx'
@@ -274,13 +273,13 @@ function SpecForm({ team, editable, lastResult }: { team: Team; editable: boolea
   )
 }
 
-const memberColumns: ColumnDef<TeamPerson, unknown>[] = [
+const memberColumns: DataColumn<TeamPerson>[] = [
   { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name },
   { id: 'email', header: 'Email', enableSorting: false, cell: ({ row }) => row.original.email ?? '' },
 ]
 
 function MembersTab({ members, canWrite }: { members: TeamPerson[]; canWrite: boolean }) {
-  const columns: ColumnDef<TeamPerson, unknown>[] = canWrite
+  const columns: DataColumn<TeamPerson>[] = canWrite
     ? [
         ...memberColumns,
         {
@@ -363,7 +362,7 @@ function AddMembersDialog({ teamId, candidates, lastResult }: { teamId: string; 
   )
 }
 
-const jobColumns: ColumnDef<TeamJob, unknown>[] = [
+const jobColumns: DataColumn<TeamJob>[] = [
   { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name ?? '' },
   { id: 'status', header: 'Status', enableSorting: false, cell: ({ row }) => row.original.status ?? '' },
   { id: 'started', header: 'Started', enableSorting: false, cell: ({ row }) => <DateTime value={row.original.time_start} /> },

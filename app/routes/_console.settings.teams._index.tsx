@@ -1,25 +1,26 @@
-import { getFormProps, getInputProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import type { ColumnDef } from '@tanstack/react-table'
+import { Link, useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
+import { lazy, Suspense } from 'react'
 import { z } from 'zod'
+import type { DataColumn } from '#app/components/data-table/data-table.tsx'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
-import { CreateTeamSchema, DEFAULT_TEAM_ICON } from '#app/components/access/team-form.ts'
+import { CreateTeamDialog as ServerRenderedCreateTeamDialog } from '#app/components/access/create-team-dialog.tsx'
+import { CreateTeamSchema } from '#app/components/access/team-form.ts'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { ErrorList, Field } from '#app/components/forms.tsx'
-import { InlineError } from '#app/components/inline-error.tsx'
 import { ListPage } from '#app/components/list-page/list-page.tsx'
-import { Modal } from '#app/components/modal/modal.tsx'
-import { buttonVariants } from '#app/components/ui/button.tsx'
-import { Label } from '#app/components/ui/label.tsx'
-import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { createTeam, listTeamsWithMemberCounts, type TeamListRow } from '#app/lib/teams.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+
+// The create dialog (and the form library with it) loads when it opens; the server renders it in
+// place, so the no-JS page and hydration see the same markup (decisions 007, 014).
+const CreateTeamDialog = import.meta.env.SSR
+  ? ServerRenderedCreateTeamDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/access/create-team-dialog.tsx').then((module) => ({ default: module.CreateTeamDialog })))
 
 /** Takes /settings/teams from the generic `$table` route: teams get members (spec 002 §2). */
 export const handle = { title: 'Teams', feature: 'settings.teams', resource: 'database' } satisfies RouteHandle
@@ -68,7 +69,7 @@ export async function action(args: ActionFunctionArgs) {
   })
 }
 
-const columns: ColumnDef<TeamListRow, unknown>[] = [
+const columns: DataColumn<TeamListRow>[] = [
   {
     id: 'name',
     header: 'Name',
@@ -100,40 +101,12 @@ export default function TeamsRoute() {
       table={{ data: teams, columns, getRowId: (team) => team.id, testId: 'teams-table', rowTestId: 'team-row' }}
       toast={toast}
     >
-      {showCreate ? <CreateTeamDialog lastResult={actionData?.result} /> : null}
+      {showCreate ? (
+        <Suspense fallback={null}>
+          <CreateTeamDialog lastResult={actionData?.result} />
+        </Suspense>
+      ) : null}
     </ListPage>
-  )
-}
-
-function CreateTeamDialog({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
-  const navigation = useNavigation()
-  const creating = navigation.state === 'submitting'
-  const [form, fields] = useSchemaForm(CreateTeamSchema, {
-    id: 'team-create',
-    lastResult,
-    // Errors sit above the Save button: revalidating on blur would move it from under the click.
-    shouldRevalidate: 'onInput',
-    defaultValue: { icon: DEFAULT_TEAM_ICON, spec: '{}' },
-  })
-  const { key: specKey, ...specProps } = getTextareaProps(fields.spec)
-  return (
-    <Modal title="Add Team" closeTo="/settings/teams" size="very-small" expandable={false} testId="team-create-dialog">
-      <Form method="post" action="/settings/teams?dialog=new" {...getFormProps(form)} className="flex flex-col gap-3" data-testid="team-create-form">
-        <InlineError message={form.errors?.join(' ')} />
-        <Field labelProps={{ htmlFor: fields.name.id, children: 'Name' }} inputProps={getInputProps(fields.name, { type: 'text' })} errors={fields.name.errors} />
-        <Field labelProps={{ htmlFor: fields.icon.id, children: 'Icon' }} inputProps={getInputProps(fields.icon, { type: 'text' })} errors={fields.icon.errors} />
-        <div className="flex flex-col gap-1.5">
-          <Label htmlFor={fields.spec.id}>Spec (JSON)</Label>
-          <textarea key={specKey} {...specProps} rows={6} className="rounded-md border bg-background p-2 font-mono text-xs" />
-          <ErrorList id={fields.spec.errorId} errors={fields.spec.errors} />
-        </div>
-        <div className="flex justify-end">
-          <button type="submit" disabled={creating} className={buttonVariants({ size: 'sm' })} data-testid="team-create-submit">
-            {creating ? 'Saving...' : 'Save'}
-          </button>
-        </div>
-      </Form>
-    </Modal>
   )
 }
 

@@ -1,27 +1,33 @@
-import { getCollectionProps, getFormProps, getInputProps, getSelectProps, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import type { ColumnDef } from '@tanstack/react-table'
-import { useHydrated } from 'remix-utils/use-hydrated'
+import { lazy, Suspense } from 'react'
 import { z } from 'zod'
+import { CreateTokenForm as ServerRenderedCreateTokenForm } from '#app/components/access/create-token-form.tsx'
+import type { DataColumn } from '#app/components/data-table/data-table.tsx'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { ErrorList, Field } from '#app/components/forms.tsx'
-import { InlineError } from '#app/components/inline-error.tsx'
 import { ListPage } from '#app/components/list-page/list-page.tsx'
-import { TokenCreated } from '#app/components/token-created.tsx'
+import { TokenCreated as ServerRenderedTokenCreated } from '#app/components/token-created.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { UrlDialog } from '#app/components/ui/dialog.tsx'
 import { Trash2 } from '#app/components/ui/icons.tsx'
-import { Label } from '#app/components/ui/label.tsx'
-import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
-import { CreateTokenSchema, SCOPE_ACTIONS, SCOPE_OBJECTS, TOKEN_EXPIRY_OPTIONS, TokenActionSchema } from '#app/lib/token-scopes.ts'
+import { TokenActionSchema } from '#app/lib/token-scopes.ts'
 import { createToken, deleteToken, listTokens, type TokenRow } from '#app/lib/tokens.server.ts'
+
+// The create form (and the form library with it) and the created-token view (with the MCP set-up
+// texts) load when the dialog shows them; the server renders them in place, so the no-JS page and
+// hydration see the same markup (decisions 007, 014).
+const CreateTokenForm = import.meta.env.SSR
+  ? ServerRenderedCreateTokenForm
+  : /* @__PURE__ */ lazy(() => import('#app/components/access/create-token-form.tsx').then((module) => ({ default: module.CreateTokenForm })))
+const TokenCreated = import.meta.env.SSR
+  ? ServerRenderedTokenCreated
+  : /* @__PURE__ */ lazy(() => import('#app/components/token-created.tsx').then((module) => ({ default: module.TokenCreated })))
 
 export const handle = { title: 'Tokens', feature: 'settings.tokens', resource: 'auth' } satisfies RouteHandle
 
@@ -79,7 +85,7 @@ export async function action(args: ActionFunctionArgs) {
   return data({ intent, result: submission.reply({ resetForm: true }), created })
 }
 
-const columns: ColumnDef<TokenRow, unknown>[] = [
+const columns: DataColumn<TokenRow>[] = [
   { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name },
   {
     id: 'owner',
@@ -128,65 +134,18 @@ export default function TokensRoute() {
     >
       {isDialogOpen ? (
         <UrlDialog title={created ? 'Token created' : 'Create new token'} closeTo="/settings/tokens" size="medium" testId="create-token-dialog">
-          {created ? <TokenCreated name={created.name} token={created.token} backendUrl={backendUrl} /> : <CreateTokenForm lastResult={createResult} creating={creating} />}
+          {created ? (
+            <Suspense fallback={null}>
+              <TokenCreated name={created.name} token={created.token} backendUrl={backendUrl} />
+            </Suspense>
+          ) : (
+            <Suspense fallback={null}>
+              <CreateTokenForm lastResult={createResult} creating={creating} />
+            </Suspense>
+          )}
         </UrlDialog>
       ) : null}
     </ListPage>
-  )
-}
-
-function CreateTokenForm({ lastResult, creating }: { lastResult: SubmissionResult<string[]> | undefined; creating: boolean }) {
-  const [form, fields] = useSchemaForm(CreateTokenSchema, {
-    id: 'create-token',
-    lastResult,
-    shouldRevalidate: 'onBlur',
-    defaultValue: { expiry: 'never' },
-  })
-  const { key: expiryKey, ...expiryProps } = getSelectProps(fields.expiry)
-  const hydrated = useHydrated()
-  // Spec 002 §5: with JavaScript the button stays disabled while the name is empty or blank;
-  // without it the browser's `required` and `pattern` refuse it, and the server once more.
-  const isNameBlank = !(typeof fields.name.value === 'string' && fields.name.value.trim())
-  return (
-    <Form method="post" action="/settings/tokens?dialog=new" {...getFormProps(form)} className="flex flex-col gap-4" data-testid="create-token-form">
-      <input type="hidden" name="intent" value="create" />
-      {form.errors?.length ? <InlineError message={form.errors.join(' ')} /> : null}
-      <Field
-        labelProps={{ htmlFor: fields.name.id, children: 'Name' }}
-        inputProps={{ ...getInputProps(fields.name, { type: 'text' }), pattern: String.raw`.*\S.*`, title: 'Name is required', ...{ 'data-testid': 'token-name-input' } }}
-        errors={fields.name.errors}
-      />
-      <div className="flex flex-col gap-1.5">
-        <Label htmlFor={fields.expiry.id}>Expiry</Label>
-        <select key={expiryKey} {...expiryProps} className="h-9 rounded-md border bg-background px-2 text-sm">
-          {TOKEN_EXPIRY_OPTIONS.map((option) => (
-            <option key={option} value={option}>
-              {option}
-            </option>
-          ))}
-        </select>
-        <ErrorList errors={fields.expiry.errors} />
-      </div>
-      <fieldset className="flex flex-col gap-1.5">
-        <legend className="mb-1 text-sm font-medium">Scopes</legend>
-        <div className="max-h-64 overflow-y-auto rounded-md border p-2" data-testid="token-scopes">
-          {SCOPE_OBJECTS.map((object) => (
-            <div key={object} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-1 text-sm">
-              <span className="w-24 font-medium">{object}</span>
-              {getCollectionProps(fields.scope, { type: 'checkbox', options: SCOPE_ACTIONS[object].map((scopeAction) => `${object}/${scopeAction}`) }).map(({ key, ...props }) => (
-                <label key={key} className="flex items-center gap-1">
-                  <input {...props} />
-                  {props.value.slice(object.length + 1)}
-                </label>
-              ))}
-            </div>
-          ))}
-        </div>
-      </fieldset>
-      <Button type="submit" disabled={creating || (hydrated && isNameBlank)} data-testid="create-token-submit">
-        {creating ? 'Creating...' : 'Create Token'}
-      </Button>
-    </Form>
   )
 }
 

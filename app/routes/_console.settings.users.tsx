@@ -1,29 +1,31 @@
-import { getFormProps, getInputProps, getSelectProps, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import type { ColumnDef } from '@tanstack/react-table'
+import { Form, Link, useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
+import { lazy, Suspense } from 'react'
 import { z } from 'zod'
+import type { DataColumn } from '#app/components/data-table/data-table.tsx'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
-import { InviteSchema, UsersActionSchema } from '#app/components/access/user-forms.ts'
+import { InviteDialog as ServerRenderedInviteDialog, type InvitedUser } from '#app/components/access/invite-dialog.tsx'
+import { UsersActionSchema } from '#app/components/access/user-forms.ts'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { ErrorList, Field } from '#app/components/forms.tsx'
-import { InlineError } from '#app/components/inline-error.tsx'
 import { ListPage } from '#app/components/list-page/list-page.tsx'
-import { Modal } from '#app/components/modal/modal.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
-import { Label } from '#app/components/ui/label.tsx'
-import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import { invitableRoles } from '#app/lib/invitable-roles.ts'
 import { deleteUser, inviteUser, listUsersWithRoles, setUserRole, type PersonWithRoles } from '#app/lib/people.server.ts'
-import { ROLE_SUBJECTS } from '#app/lib/permissions-form.ts'
+import { ROLE_SUBJECTS } from '#app/lib/role-subjects.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+
+// The invite dialog (and the form library with it) loads when it opens; the server renders it in
+// place, so the no-JS page and hydration see the same markup (decisions 007, 014).
+const InviteDialog = import.meta.env.SSR
+  ? ServerRenderedInviteDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/access/invite-dialog.tsx').then((module) => ({ default: module.InviteDialog })))
 
 export const handle = { title: 'Users', feature: 'settings.users', resource: 'identities' } satisfies RouteHandle
 
@@ -49,7 +51,7 @@ export async function loader(args: LoaderFunctionArgs) {
 }
 
 /** `link` is empty unless the caller is an admin: the API returns the one-time link to admins only. */
-type Invited = { email: string; link: string; role: string }
+type Invited = InvitedUser
 
 export async function action(args: ActionFunctionArgs) {
   await requireSettingsAccess(args, { ...handle, access: 'write' })
@@ -85,73 +87,7 @@ export async function action(args: ActionFunctionArgs) {
   return data({ intent, result: submission.reply({ resetForm: true }), invited })
 }
 
-function InviteDialog({ lastResult, invited, roles }: { lastResult: SubmissionResult<string[]> | undefined; invited: Invited | null; roles: string[] }) {
-  const navigation = useNavigation()
-  const sending = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'invite'
-  const [form, fields] = useSchemaForm(InviteSchema, {
-    id: 'invite',
-    lastResult,
-    shouldRevalidate: 'onBlur',
-  })
-  const { key: roleKey, ...roleProps } = getSelectProps(fields.role)
-  return (
-    <Modal title={invited ? 'User invited' : 'Invite User'} closeTo="/settings/users" size="very-small" expandable={false} testId="invite-dialog">
-      {invited ? (
-        <div className="flex flex-col gap-3 text-sm" data-testid="invite-result">
-          <p>
-            An invitation was sent to <strong>{invited.email}</strong> with the role <strong>{invited.role}</strong>.
-          </p>
-          {invited.link ? (
-            <>
-              <p className="text-muted-foreground">If mail does not reach them, share this one-time sign-in link:</p>
-              <code className="break-all rounded-md border bg-muted p-2 text-xs" data-testid="invite-link">
-                {invited.link}
-              </code>
-            </>
-          ) : (
-            <p className="text-muted-foreground" data-testid="invite-mailed">
-              Invitation mailed: the one-time sign-in link went to their inbox only.
-            </p>
-          )}
-          <div className="flex justify-end">
-            <Link to="/settings/users" className={buttonVariants({ size: 'sm' })} data-testid="invite-done">
-              Done
-            </Link>
-          </div>
-        </div>
-      ) : (
-        <Form method="post" action="/settings/users?dialog=invite" {...getFormProps(form)} className="flex flex-col gap-3" data-testid="invite-form">
-          <input type="hidden" name="intent" value="invite" />
-          <InlineError message={form.errors?.join(' ')} />
-          <div className="grid grid-cols-2 gap-3">
-            <Field labelProps={{ htmlFor: fields.firstName.id, children: 'First name' }} inputProps={getInputProps(fields.firstName, { type: 'text' })} errors={fields.firstName.errors} />
-            <Field labelProps={{ htmlFor: fields.lastName.id, children: 'Last name' }} inputProps={getInputProps(fields.lastName, { type: 'text' })} errors={fields.lastName.errors} />
-          </div>
-          <Field labelProps={{ htmlFor: fields.email.id, children: 'Email' }} inputProps={getInputProps(fields.email, { type: 'email' })} errors={fields.email.errors} />
-          <div className="flex flex-col gap-1.5">
-            <Label htmlFor={fields.role.id}>Role</Label>
-            <select key={roleKey} {...roleProps} className="h-9 rounded-md border bg-background px-2 text-sm" data-testid="invite-role">
-              <option value="">Select a role</option>
-              {roles.map((role) => (
-                <option key={role} value={role}>
-                  {role}
-                </option>
-              ))}
-            </select>
-            <ErrorList id={fields.role.errorId} errors={fields.role.errors} />
-          </div>
-          <div className="flex justify-end">
-            <button type="submit" disabled={sending} className={buttonVariants({ size: 'sm' })} data-testid="invite-submit">
-              {sending ? 'Inviting...' : 'Invite'}
-            </button>
-          </div>
-        </Form>
-      )}
-    </Modal>
-  )
-}
-
-const columns: ColumnDef<PersonWithRoles, unknown>[] = [
+const columns: DataColumn<PersonWithRoles>[] = [
   { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name },
   { id: 'email', header: 'Email', enableSorting: false, cell: ({ row }) => row.original.email },
   {
@@ -231,7 +167,11 @@ export default function UsersRoute() {
       }
       toast={toast ?? (invited ? `${invited.email} invited successfully` : null)}
     >
-      {showInvite ? <InviteDialog lastResult={inviteResult} invited={invited} roles={roles} /> : null}
+      {showInvite ? (
+        <Suspense fallback={null}>
+          <InviteDialog lastResult={inviteResult} invited={invited} roles={roles} />
+        </Suspense>
+      ) : null}
     </ListPage>
   )
 }

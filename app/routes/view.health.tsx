@@ -10,7 +10,8 @@ import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { toErrorResponse } from '#app/lib/session.server.ts'
 import { loadBoard, parseRefreshSeconds } from '#app/lib/health.server.ts'
 
-export const handle = { title: 'Health' } satisfies RouteHandle
+// A wall screen: plain HTML, no client JavaScript; the meta refresh below reloads it (decision 014).
+export const handle = { title: 'Health', hydrate: false } satisfies RouteHandle
 
 /** The board reloads itself with a meta refresh, so a wall screen needs no JavaScript. */
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ httpEquiv: 'refresh', content: String(data?.refresh ?? 30) }]

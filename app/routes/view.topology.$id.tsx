@@ -4,7 +4,8 @@ import { NotBuilt } from '#app/components/not-built.tsx'
 import { PublicFrame } from '#app/components/public-frame.tsx'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
-export const handle = { title: 'Topology' } satisfies RouteHandle
+// A wall screen: plain HTML, no client JavaScript (decision 014).
+export const handle = { title: 'Topology', hydrate: false } satisfies RouteHandle
 
 export default function PublicTopologyRoute() {
   const { id } = useParams()

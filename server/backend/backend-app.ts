@@ -113,7 +113,15 @@ export function createBackend(options: {
   }
   const kratosSession = sessionCookieResolver(db, 'ory_kratos_session', async (value) => {
     const session = await resolveKratosSession(db, value, { rollingLifespanSeconds: env.LOOKOUT_SESSION_TTL_HOURS * 3600 })
-    return session && { personId: session.identityId, name: session.name, email: session.email, renewedForSeconds: session.renewedForSeconds }
+    return (
+      session && {
+        personId: session.identityId,
+        name: session.name,
+        email: session.email,
+        renewedForSeconds: session.renewedForSeconds,
+        expiresAt: session.expiresAt,
+      }
+    )
   }, 'kratos-session', credentialCache)
 
   router.get('/health', (_req, res) => {

@@ -39,6 +39,8 @@ const MIGRATION_LOCK_KEY = 7_391_004_211
  */
 export async function migrate(db: Db, options: { dir?: string } = {}): Promise<{ applied: string[] }> {
   const migrations = await readMigrations(options.dir)
+  // Every start but the first finds nothing to do: one read, with no DDL, transaction or lock.
+  if (await isUpToDate(db, migrations)) return { applied: [] }
   await db.exec(`
     CREATE SCHEMA IF NOT EXISTS lookout;
     CREATE TABLE IF NOT EXISTS lookout.schema_migrations (
@@ -78,6 +80,17 @@ export async function migrate(db: Db, options: { dir?: string } = {}): Promise<{
     }
     return { applied }
   })
+}
+
+/** True when every migration is recorded with its current content (a changed one goes the slow way and is refused there). */
+async function isUpToDate(db: Db, migrations: Migration[]): Promise<boolean> {
+  const { rows: present } = await db.query<{ present: boolean }>(
+    `SELECT to_regclass('lookout.schema_migrations') IS NOT NULL AS present`,
+  )
+  if (!present[0]?.present) return false
+  const { rows } = await db.query<{ version: string; checksum: string }>('SELECT version, checksum FROM lookout.schema_migrations')
+  const done = new Map(rows.map((row) => [row.version, row.checksum]))
+  return migrations.every((migration) => done.get(migration.version) === migration.checksum)
 }
 
 export async function pendingMigrations(db: Db, dir?: string): Promise<string[]> {

@@ -158,16 +158,44 @@ const DENSE_SLOTS = (DENSE_DAYS * DAY) / FIFTEEN_MINUTES
 const SPARSE_SLOTS = ((HISTORY_DAYS - DENSE_DAYS) * DAY) / (4 * FIFTEEN_MINUTES) + 1
 
 /**
+ * The hourly and daily rollups of the runs just inserted, built from the insert's own RETURNING
+ * rows (no second scan of check_statuses) with the buckets and figures migration 0140's trigger
+ * writes: UTC hours and days, the mean duration rounded, passed and failed counted.
+ */
+const ROLLUPS_OF_INSERTED = `, hourly AS (
+       SELECT check_id, date_trunc('hour', time, 'UTC') AS bucket, sum(duration) AS duration_sum, count(*) AS total,
+              count(*) FILTER (WHERE status) AS passed, count(*) FILTER (WHERE NOT status) AS failed
+       FROM inserted GROUP BY 1, 2
+     ), hourly_written AS (
+       INSERT INTO check_statuses_1h (check_id, created_at, duration, total, passed, failed)
+       SELECT check_id, bucket, round(duration_sum::numeric / total)::integer, total, passed, failed FROM hourly
+       RETURNING 1
+     ), daily_written AS (
+       INSERT INTO check_statuses_1d (check_id, created_at, duration, total, passed, failed)
+       SELECT check_id, date_trunc('day', bucket, 'UTC'), round(sum(duration_sum)::numeric / sum(total))::integer,
+              sum(total), sum(passed), sum(failed)
+       FROM hourly GROUP BY 1, 2
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM inserted)::integer AS statuses, (SELECT count(*) FROM hourly_written)::integer AS hourly,
+            (SELECT count(*) FROM daily_written)::integer AS daily`
+
+/**
  * Two weeks of runs per check, expanded inside the database (15-minute cadence for the recent
  * days, hourly before, plus every minute of the last hour so 1h summaries look alive). Noise
  * comes from hashtext(check id, slot): deterministic, and far cheaper than parsing md5 hex.
  */
-async function insertCheckHistory(tx: Queryable, ctx: SeedContext, profiles: StatusProfile[]): Promise<number> {
+async function insertCheckHistory(
+  tx: Queryable,
+  ctx: SeedContext,
+  profiles: StatusProfile[],
+  options: { rollups: boolean },
+): Promise<{ statuses: number; hourly: number; daily: number }> {
   const nowMs = ctx.now.getTime()
   const lastMinute = Math.floor(nowMs / MINUTE) * MINUTE - MINUTE
   // Strictly before the minute series starts, so the two never share a timestamp.
   const lastSlot = Math.floor((nowMs - 61 * MINUTE) / FIFTEEN_MINUTES) * FIFTEEN_MINUTES
-  const result = await tx.query(
+  const result = await tx.query<{ statuses: number; hourly: number; daily: number }>(
     `WITH profile AS (
        SELECT p.*, p.check_id::text || ':' AS hash_key FROM jsonb_to_recordset($1::jsonb) AS p(
          check_id uuid, base_ms float8, flaky float8, failing_since timestamptz, stop_at timestamptz,
@@ -206,38 +234,67 @@ async function insertCheckHistory(tx: Queryable, ctx: SeedContext, profiles: Sta
                 ELSE u_fail >= 0.002
               END AS pass
        FROM noise
-     )
-     INSERT INTO check_statuses (check_id, time, duration, status, invalid, message, error, details, created_at)
-     SELECT check_id, t,
-            greatest(1, round(base_ms * CASE
-              WHEN NOT pass THEN 3 + 5 * u_latency
-              WHEN u_spike < 0.02 THEN (0.75 + 0.5 * u_latency) * (2.5 + 250 * u_spike)
-              ELSE 0.75 + 0.5 * u_latency END))::integer,
-            pass, false,
-            CASE WHEN pass THEN nullif(ok_message, '') END,
-            CASE WHEN NOT pass THEN errors[CASE WHEN u_error < 0.7 THEN 1 ELSE 2 END] END,
-            CASE WHEN pass AND n < 0 THEN details END,
-            t
-     FROM decided`,
+     ), inserted AS (
+       INSERT INTO check_statuses (check_id, time, duration, status, invalid, message, error, details, created_at)
+       SELECT check_id, t,
+              greatest(1, round(base_ms * CASE
+                WHEN NOT pass THEN 3 + 5 * u_latency
+                WHEN u_spike < 0.02 THEN (0.75 + 0.5 * u_latency) * (2.5 + 250 * u_spike)
+                ELSE 0.75 + 0.5 * u_latency END))::integer,
+              pass, false,
+              CASE WHEN pass THEN nullif(ok_message, '') END,
+              CASE WHEN NOT pass THEN errors[CASE WHEN u_error < 0.7 THEN 1 ELSE 2 END] END,
+              CASE WHEN pass AND n < 0 THEN details END,
+              t
+       FROM decided
+       RETURNING check_id, time, duration, status
+     )${options.rollups ? ROLLUPS_OF_INSERTED : '\n     SELECT (SELECT count(*) FROM inserted)::integer AS statuses, 0 AS hourly, 0 AS daily'}`,
     [JSON.stringify(profiles), new Date(lastSlot).toISOString(), DENSE_SLOTS, new Date(lastMinute).toISOString(), SPARSE_SLOTS],
   )
-  return result.rowCount
+  return result.rows[0]!
 }
 
-async function insertRollups(tx: Queryable, checkIds: string[]): Promise<{ hourly: number; daily: number }> {
-  const rollup = async (table: 'check_statuses_1h' | 'check_statuses_1d', unit: 'hour' | 'day') => {
-    const result = await tx.query(
-      `INSERT INTO ${table} (check_id, created_at, duration, total, passed, failed)
-       SELECT check_id, date_trunc('${unit}', time), round(avg(duration))::integer, count(*),
-              count(*) FILTER (WHERE status), count(*) FILTER (WHERE NOT status)
-       FROM check_statuses WHERE check_id = ANY($1::uuid[])
-       GROUP BY 1, 2
-       ON CONFLICT DO NOTHING`,
-      [checkIds],
+/**
+ * Turns off, until the transaction or `restore` ends it, what makes the seed's bulk history
+ * insert slow: migration 0140's rollup trigger, whose delta upkeep for one 37k-row statement
+ * costs more than the insert itself, and where allowed the per-row foreign-key checks too.
+ * Replica mode skips both but needs a superuser (PGlite always is); otherwise the trigger alone
+ * is disabled, which needs only ownership of the table (the migrating role has it). Both are
+ * transactional. Refused both ways, nothing is turned off: 'none', and the trigger keeps the rollups.
+ */
+async function relaxHistoryWrites(tx: Queryable): Promise<{ mode: 'replica' | 'trigger' | 'none'; restore(): Promise<void> }> {
+  const attempt = async (sql: string) => {
+    await tx.query('SAVEPOINT seed_relax')
+    return tx.exec(sql).then(
+      () => true,
+      async () => {
+        await tx.query('ROLLBACK TO SAVEPOINT seed_relax')
+        return false
+      },
     )
-    return result.rowCount
   }
-  return { hourly: await rollup('check_statuses_1h', 'hour'), daily: await rollup('check_statuses_1d', 'day') }
+  if (await attempt('SET LOCAL session_replication_role = replica')) {
+    return { mode: 'replica', restore: () => tx.exec('SET LOCAL session_replication_role = DEFAULT') }
+  }
+  if (await attempt('ALTER TABLE check_statuses DISABLE TRIGGER check_statuses_rollup_insert')) {
+    return { mode: 'trigger', restore: () => tx.exec('ALTER TABLE check_statuses ENABLE TRIGGER check_statuses_rollup_insert') }
+  }
+  return { mode: 'none', restore: async () => undefined }
+}
+
+/**
+ * The history and its hourly and daily rollups in one statement, with the checks that slow a
+ * bulk insert down turned off (relaxHistoryWrites); where they stay on, the trigger writes the rollups.
+ */
+async function insertHistoryWithRollups(
+  tx: Queryable,
+  ctx: SeedContext,
+  profiles: StatusProfile[],
+): Promise<{ statuses: number; hourly: number; daily: number }> {
+  const relaxed = await relaxHistoryWrites(tx)
+  const counts = await insertCheckHistory(tx, ctx, profiles, { rollups: relaxed.mode !== 'none' })
+  await relaxed.restore()
+  return counts
 }
 
 /**
@@ -281,16 +338,14 @@ export async function seedDemoData(db: Db, options: { seed?: number; now?: Date 
     for (const table of SEED_TABLES) {
       if (table === 'event_queue') continue
       if (table === 'check_statuses') {
-        counts[table] = await insertCheckHistory(tx, ctx, estate.profiles)
+        const history = await insertHistoryWithRollups(tx, ctx, estate.profiles)
+        counts.check_statuses = history.statuses
+        counts.check_statuses_1h = history.hourly
+        counts.check_statuses_1d = history.daily
         continue
       }
       if (table === 'check_statuses_1h' || table === 'check_statuses_1d') continue
       counts[table] = await insertRows(tx, table, estate.rows[table] ?? [])
-      if (table === 'check_config_relationships') {
-        const rollups = await insertRollups(tx, estate.profiles.map((profile) => profile.check_id))
-        counts.check_statuses_1h = rollups.hourly
-        counts.check_statuses_1d = rollups.daily
-      }
     }
 
     // The triggers queued an event for every row written above; in a lived-in estate those were

@@ -147,6 +147,43 @@ describe('seedDemoData', () => {
     expect(await scalar<number>(db, 'SELECT count(*)::int FROM check_statuses_1h')).toBeGreaterThan(0)
   })
 
+  it('writes the rollups the trigger would: every UTC hour and day of the history, summed from its runs', async () => {
+    const db = first.db
+    for (const [table, unit] of [
+      ['check_statuses_1h', 'hour'],
+      ['check_statuses_1d', 'day'],
+    ] as const) {
+      const differing = await scalar<number>(
+        db,
+        `WITH expected AS (
+           SELECT check_id, date_trunc('${unit}', time, 'UTC') AS created_at, round(avg(duration))::integer AS duration,
+                  count(*)::integer AS total, count(*) FILTER (WHERE status)::integer AS passed,
+                  count(*) FILTER (WHERE NOT status)::integer AS failed
+           FROM check_statuses GROUP BY 1, 2
+         )
+         SELECT count(*)::int FROM (
+           (SELECT * FROM expected EXCEPT ALL SELECT check_id, created_at, duration, total, passed, failed FROM ${table})
+           UNION ALL
+           (SELECT check_id, created_at, duration, total, passed, failed FROM ${table} EXCEPT ALL SELECT * FROM expected)
+         ) AS d`,
+      )
+      expect(differing, table).toBe(0)
+      expect(summary.counts[table]).toBe(await scalar<number>(db, `SELECT count(*)::int FROM ${table}`))
+    }
+    // The foreign keys the seed may skip checking for its bulk insert hold.
+    for (const table of ['check_statuses', 'check_statuses_1h', 'check_statuses_1d']) {
+      expect(await scalar<number>(db, `SELECT count(*)::int FROM ${table} s WHERE NOT EXISTS (SELECT 1 FROM checks c WHERE c.id = s.check_id)`), table).toBe(0)
+    }
+    // The seed turned the rollup trigger off for its bulk insert only: later runs are rolled up again.
+    const [check] = (await db.query<{ id: string }>('SELECT id FROM checks WHERE deleted_at IS NULL LIMIT 1')).rows
+    const at = '2001-02-03T04:05:06Z'
+    await db.query('INSERT INTO check_statuses (check_id, time, duration, status, created_at) VALUES ($1, $2, 10, true, $2)', [check!.id, at])
+    expect(await scalar<number>(db, 'SELECT total FROM check_statuses_1h WHERE check_id = $1 AND created_at = $2', [check!.id, '2001-02-03T04:00:00Z'])).toBe(1)
+    await db.query('DELETE FROM check_statuses_1h WHERE check_id = $1 AND created_at = $2', [check!.id, '2001-02-03T04:00:00Z'])
+    await db.query('DELETE FROM check_statuses_1d WHERE check_id = $1 AND created_at = $2', [check!.id, '2001-02-03T00:00:00Z'])
+    await db.query('DELETE FROM check_statuses WHERE check_id = $1 AND time = $2', [check!.id, at])
+  })
+
   it('builds the catalog, topology, incidents, playbooks, notifications and settings', async () => {
     const db = first.db
     const configs = await scalar<number>(db, 'SELECT count(*)::int FROM config_items')

@@ -184,6 +184,28 @@ test.describe('health board', () => {
     await page.screenshot({ path: `${SHOTS}/health-board-${test.info().project.name}.png` })
   })
 
+  test('the kiosk views ship no JavaScript: no script, no modulepreload, no inlined loader data', async ({ page }) => {
+    await signInWithToken(page)
+    for (const url of ['/view/health?refresh=60', '/view/topology/00000000-0000-4000-8000-000000000000']) {
+      const response = await page.request.get(url)
+      expect(response.status()).toBe(200)
+      const html = await response.text()
+      expect(html).toContain('<body')
+      expect(html).not.toMatch(/<script/i)
+      expect(html).not.toMatch(/modulepreload/i)
+      expect(html).not.toContain('__remixContext')
+      await page.goto(url)
+      await expect(page.locator('script')).toHaveCount(0)
+      await expect(page.locator('link[rel="modulepreload"]')).toHaveCount(0)
+      // Nothing hydrates the page (app/root.tsx marks a hydrated document).
+      await expect(page.locator('html[data-hydrated]')).toHaveCount(0)
+    }
+    // Without JavaScript the board still reloads itself.
+    await page.goto('/view/health?refresh=60')
+    await expect(page.locator('meta[http-equiv="refresh"]')).toHaveAttribute('content', '60')
+    await expect(page.getByTestId('board-tile').first()).toBeVisible()
+  })
+
   test('/view/health takes an access token in the URL and needs one otherwise', async ({ browser }) => {
     const context = await browser.newContext({ javaScriptEnabled: hasJs(), viewport: { width: 1920, height: 1080 } })
     const page = await context.newPage()

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { TestDb } from '#tests/support/test-db.ts'
 import { useTestApp } from '#tests/support/use-test-app.ts'
-import { getChecksSummary, summaryWindow } from '#server/backend/health/canary-summary.ts'
+import type { Db } from '#server/db/client.ts'
+import { getChecksSummary, getChecksSummaryJson, getSharedChecksSummaryJson, summaryWindow } from '#server/backend/health/canary-summary.ts'
 
 const HOUR = 3_600_000
 const DAY = 86_400_000
@@ -116,13 +117,14 @@ describe('health rollups and the summary over them', () => {
     }
   })
 
-  it('gives exact percentiles for a window without a whole hour, estimates for longer ones', async () => {
-    const start = new Date(end.getTime() - 50 * 60_000)
-    const summary = await getChecksSummary(testApp.db, { start, end })
+  it('takes percentiles from the rollups: exact for one clock hour, else the run-weighted mean of the hours', async () => {
+    // Every run of the hour before end's: the exact nearest-rank percentiles of those runs.
+    const hour = new Date(Math.floor(end.getTime() / HOUR) * HOUR - HOUR)
+    const summary = await getChecksSummary(testApp.db, { start: hour, end: new Date(hour.getTime() + HOUR - 1) })
     const { rows } = await testApp.db.query<{ check_id: string; p: number[] }>(
       `SELECT check_id, percentile_disc(ARRAY[0.99, 0.97, 0.95]) WITHIN GROUP (ORDER BY duration) AS p
-       FROM check_statuses WHERE time > $1 AND time <= $2 GROUP BY check_id`,
-      [start, end],
+       FROM check_statuses WHERE time >= $1 AND time < $2 GROUP BY check_id`,
+      [hour, new Date(hour.getTime() + HOUR)],
     )
     expect(rows.length).toBeGreaterThan(0)
     for (const row of rows) {
@@ -133,5 +135,88 @@ describe('health rollups and the summary over them', () => {
     const latency = long.find((entry) => entry.id === checks[1])!.latency as { p95: number; p99: number }
     expect(latency.p95).toBeGreaterThanOrEqual(50)
     expect(latency.p95).toBeLessThanOrEqual(latency.p99)
+  })
+
+  // The document from the raw rows alone, written as the summary wrote it before it was built by
+  // concatenation (json_build_object and json_strip_nulls): counts over the window, percentiles
+  // as the run-weighted mean of each overlapping clock hour's exact ones, the latest single
+  // status as the fallback.
+  const REFERENCE_SQL = `
+    WITH hours AS (
+      SELECT s.check_id, count(*) AS n, percentile_disc(ARRAY[0.99, 0.97, 0.95]) WITHIN GROUP (ORDER BY s.duration) AS p
+      FROM check_statuses s WHERE date_trunc('hour', s.time, 'UTC') > $1::timestamptz - interval '1 hour' AND s.time < date_trunc('hour', $2::timestamptz, 'UTC') + interval '1 hour'
+      GROUP BY s.check_id, date_trunc('hour', s.time, 'UTC')
+    ), counts AS (
+      SELECT s.check_id, count(*)::integer AS total, count(*) FILTER (WHERE s.status)::integer AS passed, count(*) FILTER (WHERE NOT s.status)::integer AS failed,
+        max(s.time) FILTER (WHERE s.status) AS last_pass, max(s.time) FILTER (WHERE NOT s.status) AS last_fail,
+        (SELECT ARRAY[round(sum(h.p[1]::numeric * h.n) / sum(h.n)), round(sum(h.p[2]::numeric * h.n) / sum(h.n)), round(sum(h.p[3]::numeric * h.n) / sum(h.n))]::integer[]
+         FROM hours h WHERE h.check_id = s.check_id) AS p
+      FROM check_statuses s WHERE s.time > $1 AND s.time <= $2 GROUP BY s.check_id)
+    SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
+      'id', c.id, 'canary_id', c.canary_id, 'canary_name', ca.name, 'canary_namespace', ca.namespace, 'agent_id', c.agent_id,
+      'name', c.name, 'namespace', coalesce(c.namespace, ''), 'type', c.type, 'status', coalesce(c.status, ''),
+      'labels', coalesce(ca.labels, '{}'::jsonb) || coalesce(c.labels, '{}'::jsonb),
+      'uptime', CASE WHEN h.total > 0 THEN json_build_object('passed', h.passed, 'failed', h.failed, 'last_pass', iso(h.last_pass), 'last_fail', iso(h.last_fail))
+        ELSE json_build_object('passed', (f.status IS TRUE)::integer, 'failed', (f.status IS FALSE)::integer,
+          'last_pass', CASE WHEN f.status THEN iso(f.time) END, 'last_fail', CASE WHEN NOT f.status THEN iso(f.time) END) END,
+      'latency', CASE WHEN h.total > 0 THEN json_build_object('p99', nullif(h.p[1], 0), 'p97', nullif(h.p[2], 0), 'p95', nullif(h.p[3], 0), 'rolling1h', 0)
+        ELSE json_build_object('p99', nullif(f.duration, 0), 'p97', nullif(f.duration, 0), 'p95', nullif(f.duration, 0), 'rolling1h', 0) END,
+      'description', nullif(c.description, ''), 'icon', nullif(c.icon, ''), 'severity', nullif(c.severity, ''), 'owner', nullif(c.owner, ''),
+      'last_runtime', iso(cu.last_runtime), 'last_transition_time', iso(c.last_transition_time), 'created_at', iso(c.created_at),
+      'updated_at', iso(c.updated_at), 'deleted_at', iso(c.deleted_at), 'silenced_at', iso(c.silenced_at)
+    )) ORDER BY c.name, c.id), '[]')::text AS body
+    FROM checks c JOIN canaries ca ON ca.id = c.canary_id LEFT JOIN checks_unlogged cu ON cu.check_id = c.id
+    LEFT JOIN counts h ON h.check_id = c.id
+    LEFT JOIN LATERAL (SELECT s.status, s.time, s.duration FROM check_statuses s
+      WHERE coalesce(h.total, 0) = 0 AND s.check_id = c.id AND s.time <= $2 ORDER BY s.time DESC LIMIT 1) AS f ON true
+    WHERE c.deleted_at IS NULL`.replace(/iso\(([^()]*)\)/g, `to_char(($1) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`)
+
+  it('writes, byte for byte, the document the raw rows give for a window inside one hour', async () => {
+    // A check whose text needs escaping and whose labels hold a null, beside the fixture's three.
+    const { rows: canary } = await testApp.db.query<{ id: string }>(`SELECT canary_id AS id FROM checks WHERE id = $1`, [checks[0]])
+    await testApp.db.query(
+      `INSERT INTO checks (canary_id, type, name, description, icon, labels, silenced_at)
+       VALUES ($1, 'tcp', $2, $3, '', $4::jsonb, $5)`,
+      [canary[0]!.id, 'rollup-"quoted" \\ é', 'line one\nline\ttwo \u0001', JSON.stringify({ team: 'a "b"', gone: null }), new Date(end.getTime() - DAY)],
+    )
+    for (const minutes of [10, 50]) {
+      const start = new Date(end.getTime() - minutes * 60_000)
+      const got = await getChecksSummaryJson(testApp.db, { start, end })
+      const { rows } = await testApp.db.query<{ body: string }>(REFERENCE_SQL, [start, end])
+      expect(got).toBe(rows[0]!.body)
+    }
+  })
+
+  it('counts each window from the rollups exactly as the raw rows do, percentiles as their hours give them', async () => {
+    for (const hours of [1.5, 6, 26, 50]) {
+      const start = new Date(end.getTime() - hours * HOUR)
+      const summary = JSON.parse(await getChecksSummaryJson(testApp.db, { start, end })) as Record<string, unknown>[]
+      const { rows } = await testApp.db.query<{ body: string }>(REFERENCE_SQL, [start, end])
+      const reference = JSON.parse(rows[0]!.body) as Record<string, unknown>[]
+      expect(summary.map((entry) => entry.id)).toEqual(reference.map((entry) => entry.id))
+      const withoutLatency = (entries: Record<string, unknown>[]) => entries.map(({ latency: _latency, ...rest }) => rest)
+      expect(withoutLatency(summary)).toEqual(withoutLatency(reference))
+      // A whole day's percentiles are stored rounded, so a window with one may be 1 ms off.
+      for (const [index, entry] of summary.entries()) {
+        const got = entry.latency as Record<string, number>
+        const want = reference[index]!.latency as Record<string, number>
+        expect(Object.keys(got)).toEqual(Object.keys(want))
+        for (const key of Object.keys(want)) expect(Math.abs(got[key]! - want[key]!), `${hours} h ${key}`).toBeLessThanOrEqual(hours >= 24 ? 1 : 0)
+      }
+    }
+  })
+
+  it('computes a summary once for callers asking at the same time, and again afterwards', async () => {
+    let computations = 0
+    const counting: Db = { ...testApp.db, transaction: (fn) => ((computations += 1), testApp.db.transaction(fn)) }
+    const query = { start: new Date(end.getTime() - 6 * HOUR), end }
+    const bodies = await Promise.all(Array.from({ length: 12 }, () => getSharedChecksSummaryJson(counting, 'same question', query)))
+    expect(computations).toBe(1)
+    expect(new Set(bodies).size).toBe(1)
+    expect(bodies[0]).toBe(await getChecksSummaryJson(testApp.db, query))
+    await getSharedChecksSummaryJson(counting, 'same question', query)
+    expect(computations).toBe(2)
+    await Promise.all([getSharedChecksSummaryJson(counting, 'one question', query), getSharedChecksSummaryJson(counting, 'another', query)])
+    expect(computations).toBe(4)
   })
 })

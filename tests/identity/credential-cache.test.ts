@@ -1,7 +1,7 @@
 import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPostgresDb, type Db } from '#server/db/client.ts'
-import { sha256 } from '#server/backend/identity/credentials.ts'
+import { sessionCookieResolver, sha256 } from '#server/backend/identity/credentials.ts'
 import { createTestApp } from '#tests/support/test-app.ts'
 import { createTestDb, TEST_ENGINE, type TestDb } from '#tests/support/test-db.ts'
 import { personWith } from '../rbac/rbac-fixture.ts'
@@ -148,6 +148,30 @@ describe(`credential cache (${TEST_ENGINE})`, () => {
     expect((await whoami(second, { Cookie: cookie })).status).toBe(401)
     const elapsed = await until(async () => (await whoami(first, { Cookie: cookie })).status === 401, 1000)
     expect(elapsed).toBeLessThan(1000)
+  })
+
+  it('never serves an identity-service session from memory past the session’s own expiry', async () => {
+    const person = await personWith(testDb.db, ['viewer'])
+    const lookups: string[] = []
+    let expiresAt = Date.now() + 300
+    const resolve = sessionCookieResolver(
+      testDb.db,
+      'ory_kratos_session',
+      async (value) => {
+        lookups.push(value)
+        return { personId: person.id, name: 'Brief Visit', expiresAt }
+      },
+      'kratos-session',
+      first.backend.credentialCache,
+    )
+    const req = { headers: { cookie: 'ory_kratos_session=short-lived' } } as Parameters<typeof resolve>[0]
+    expect(await resolve(req)).toMatchObject({ personId: person.id })
+    expect(await resolve(req)).toMatchObject({ personId: person.id })
+    expect(lookups).toHaveLength(1)
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 20))
+    expiresAt = Date.now() + 60_000
+    expect(await resolve(req)).toMatchObject({ personId: person.id })
+    expect(lookups).toHaveLength(2)
   })
 
   it.runIf(TEST_ENGINE === 'postgres')('stops serving from memory while its listener is cut off, and resumes once it is back', async () => {

@@ -5,6 +5,7 @@ import { parseEnv, type Env } from '#server/env.ts'
 import { createLogger } from '#server/logger.ts'
 import { APP_VERSION } from '#server/boot.ts'
 import type { Logger } from 'pino'
+import type { SharedDataCache } from '#server/gateway/shared-data-cache.ts'
 
 export const TEST_TOKEN = 'test-bootstrap-token-0123456789abcdef'
 
@@ -19,12 +20,12 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
 export function createTestApp(
   db: Db,
   overrides: Record<string, string> = {},
-  options: { logger?: Logger; consoleUrl?: string } = {},
+  options: { logger?: Logger; consoleUrl?: string; sharedData?: SharedDataCache } = {},
 ) {
   const env = testEnv(overrides)
   const logger = options.logger ?? createLogger('silent')
   const backend = createBackend({ db, env, logger, appVersion: APP_VERSION, consoleUrl: () => options.consoleUrl ?? 'http://127.0.0.1:3000' })
-  const app = createApp({ env, db, logger, embedded: backend.router, isMigrated: () => true })
+  const app = createApp({ env, db, logger, embedded: backend.router, isMigrated: () => true, sharedData: options.sharedData })
   return { app, env, backend }
 }
 

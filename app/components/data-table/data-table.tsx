@@ -1,44 +1,31 @@
-import {
-  flexRender,
-  getCoreRowModel,
-  getExpandedRowModel,
-  getGroupedRowModel,
-  getPaginationRowModel,
-  getSortedRowModel,
-  useReactTable,
-  type ColumnDef,
-  type ExpandedState,
-  type Row,
-  type SortingState,
-} from '@tanstack/react-table'
 import { Link, useLocation, useNavigate } from '@remix-run/react'
-import { ChevronDown, ChevronRight } from '#app/components/ui/icons.tsx'
 import { useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '#app/components/ui/table.tsx'
 import { cn } from '#app/lib/cn.ts'
 import type { PaginationProps } from './pagination.tsx'
-import { nextSortHref, SortIcon, type UrlSorting } from './url-table.tsx'
+import { nextSortHref, SortIcon, type UrlColumn, type UrlSorting } from './url-table.tsx'
 import { EmptyTableRow, TableFrame, VirtualSpacer } from './table-parts.tsx'
 import { ROW_ESTIMATE_PX, useVirtualWindow } from './use-virtual-window.ts'
 
+/**
+ * A column: the URL-mode column plus an optional accessor. As in TanStack Table (whose column
+ * definitions these stay a subset of), a column sorts only when it has an accessor and does not
+ * set `enableSorting: false`, and a column without `cell` shows its accessor's value as text.
+ */
+export type DataColumn<T> = Omit<UrlColumn<T>, 'cell'> & {
+  accessorFn?: (row: T) => unknown
+  cell?: UrlColumn<T>['cell']
+}
+
 export type DataTableProps<T> = {
   data: T[]
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tanstack column value types vary per column
-  columns: ColumnDef<T, any>[]
+  columns: DataColumn<T>[]
   getRowId: (row: T) => string
-  getSubRows?: (row: T) => T[] | undefined
   /** URL mode: sort links instead of local sorting. Omit for local sorting. */
   urlSorting?: UrlSorting
-  /** Local grouping by column ids (local mode only). */
-  grouping?: string[]
-  /** Local paging size (local mode only); URL paging goes through `pagination`. */
-  localPageSize?: number
   /** URL mode paging controls. */
   pagination?: PaginationProps
-  /** URL mode expansion: which rows are open, and the link that toggles one. */
-  isExpanded?: (row: T) => boolean
-  expandHref?: (row: T) => string
   /** Where a row click goes (the first cell also carries it as a link for no-JS use). */
   rowHref?: (row: T) => string | undefined
   rowClassName?: (row: T) => string | undefined
@@ -54,162 +41,138 @@ export type DataTableProps<T> = {
   caption?: string
 }
 
+type LocalSorting = { id: string; desc: boolean } | null
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' })
+
 /**
- * The shared table (spec 002 §2 "Table"): tanstack for the row model, sorting, grouping and
- * expansion; URL mode for server-rendered pages (sort links, expansion links, paging links),
- * local mode for small in-memory lists; optional virtual rows once JavaScript runs.
+ * TanStack's 'auto' sorting, by hand: text compares naturally and case-insensitively, anything
+ * else by value; the first click sorts text ascending and numbers, dates and flags descending.
+ * The table library cost 15 KB gzip on every settings page for these few lines (decision 014).
+ */
+function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'string' && typeof b === 'string') return collator.compare(a, b)
+  if (a === b) return 0
+  if (a === undefined || a === null) return 1
+  if (b === undefined || b === null) return -1
+  return (a as number) > (b as number) ? 1 : -1
+}
+
+function canSort<T>(column: DataColumn<T>): boolean {
+  return column.enableSorting !== false && Boolean(column.accessorFn)
+}
+
+function renderCell<T>(column: DataColumn<T>, original: T): ReactNode {
+  if (column.cell) return column.cell({ row: { original } })
+  const value = column.accessorFn?.(original)
+  return value === undefined || value === null ? null : String(value)
+}
+
+/**
+ * The shared table (spec 002 §2 "Table"): URL mode for server-rendered pages (sort links, paging
+ * links; the loader sorts and pages), local mode for small in-memory lists (sort buttons once
+ * JavaScript runs); optional virtual rows once JavaScript runs. Same markup and test ids as
+ * `UrlTable` (decision 010).
  */
 export function DataTable<T>(props: DataTableProps<T>) {
-  const { data, columns, getRowId, getSubRows, urlSorting, grouping, localPageSize, pagination, isExpanded, expandHref, rowHref, rowClassName, virtual, onReachEnd, emptyMessage = 'No data available', testId = 'data-table', rowTestId, rowAttributes, caption } = props
+  const { data, columns, getRowId, urlSorting, pagination, rowHref, rowClassName, virtual, onReachEnd, emptyMessage = 'No data available', testId = 'data-table', rowTestId, rowAttributes, caption } = props
   const { search } = useLocation()
   const navigate = useNavigate()
   const hydrated = useHydrated()
-  const [localSorting, setLocalSorting] = useState<SortingState>([])
-  const [localExpanded, setLocalExpanded] = useState<ExpandedState>({})
-  const urlExpanded = useMemo<ExpandedState>(() => {
-    if (!isExpanded) return {}
-    const open: Record<string, boolean> = {}
-    for (const row of data) if (isExpanded(row)) open[getRowId(row)] = true
-    return open
-  }, [data, getRowId, isExpanded])
+  const [localSorting, setLocalSorting] = useState<LocalSorting>(null)
+  const sorting: LocalSorting = urlSorting ? (urlSorting.id ? { id: urlSorting.id, desc: urlSorting.desc } : null) : localSorting
 
-  const table = useReactTable({
-    data,
-    columns,
-    getRowId: (row) => getRowId(row),
-    getSubRows,
-    state: {
-      sorting: urlSorting ? (urlSorting.id ? [{ id: urlSorting.id, desc: urlSorting.desc }] : []) : localSorting,
-      expanded: isExpanded ? urlExpanded : localExpanded,
-      ...(grouping ? { grouping } : {}),
-    },
-    manualSorting: Boolean(urlSorting),
-    enableMultiSort: false,
-    enableSortingRemoval: true,
-    onSortingChange: setLocalSorting,
-    onExpandedChange: setLocalExpanded,
-    getCoreRowModel: getCoreRowModel(),
-    getSortedRowModel: urlSorting ? undefined : getSortedRowModel(),
-    getGroupedRowModel: grouping ? getGroupedRowModel() : undefined,
-    getExpandedRowModel: getExpandedRowModel(),
-    getPaginationRowModel: localPageSize ? getPaginationRowModel() : undefined,
-    initialState: localPageSize ? { pagination: { pageIndex: 0, pageSize: localPageSize } } : undefined,
-    // URL mode has no local paging model; expansion must then happen in the expanded row model.
-    paginateExpandedRows: !localPageSize,
-  })
+  const rows = useMemo(() => {
+    const column = !urlSorting && localSorting ? columns.find((candidate) => candidate.id === localSorting.id) : undefined
+    if (!column?.accessorFn || !localSorting) return data
+    const accessor = column.accessorFn
+    const direction = localSorting.desc ? -1 : 1
+    return [...data].sort((a, b) => direction * compareValues(accessor(a), accessor(b)))
+  }, [data, columns, urlSorting, localSorting])
 
-  const rows = table.getRowModel().rows
   const { scroller, useVirtual, first, last } = useVirtualWindow(rows.length, Boolean(virtual && hydrated))
   useEffect(() => {
     if (useVirtual && last >= rows.length && onReachEnd) onReachEnd()
   }, [useVirtual, last, rows.length, onReachEnd])
   const visible = rows.slice(first, last)
 
-  const rowClick = (row: Row<T>) => (event: MouseEvent<HTMLTableRowElement> | KeyboardEvent<HTMLTableRowElement>) => {
+  /** Local mode: first click by the value's natural direction, then the other, then unsorted. */
+  const toggleSort = (column: DataColumn<T>) => () => {
+    setLocalSorting((current) => {
+      const sample = data.length > 0 ? column.accessorFn?.(data[0]!) : undefined
+      const firstDesc = typeof sample !== 'string'
+      if (current?.id !== column.id) return { id: column.id, desc: firstDesc }
+      if (current.desc === firstDesc) return { id: column.id, desc: !firstDesc }
+      return null
+    })
+  }
+
+  const rowClick = (original: T) => (event: MouseEvent<HTMLTableRowElement> | KeyboardEvent<HTMLTableRowElement>) => {
     if ((event.target as HTMLElement).closest('a,button,input,select,label')) return
     if ('key' in event && event.key !== 'Enter') return
-    if (row.getCanExpand()) {
-      if (expandHref) navigate(expandHref(row.original), { preventScrollReset: true })
-      else row.toggleExpanded()
-      return
-    }
-    const href = rowHref?.(row.original)
+    const href = rowHref?.(original)
     if (href) navigate(href, { preventScrollReset: true })
   }
 
-  // Rows that neither open, expand nor group stay plain rows: no pointer, no tab stop.
-  const clickable = hydrated && Boolean(rowHref || getSubRows || grouping || expandHref)
-  const colCount = table.getVisibleLeafColumns().length
+  // Rows that do not open anything stay plain rows: no pointer, no tab stop.
+  const clickable = hydrated && Boolean(rowHref)
   const body = (
     <Table data-testid={testId} aria-rowcount={rows.length}>
       {caption ? <caption className="sr-only">{caption}</caption> : null}
       <TableHeader>
-        {table.getHeaderGroups().map((group) => (
-          <TableRow key={group.id}>
-            {group.headers.map((header) => {
-              const canSort = header.column.getCanSort()
-              const state = header.column.getIsSorted()
-              const label = header.isPlaceholder ? null : flexRender(header.column.columnDef.header, header.getContext())
-              return (
-                <TableHead key={header.id} aria-sort={state === 'asc' ? 'ascending' : state === 'desc' ? 'descending' : undefined} style={header.column.columnDef.size ? { width: header.column.columnDef.size } : undefined}>
-                  {canSort && urlSorting ? (
-                    <Link to={nextSortHref(search, header.column.id, urlSorting)} preventScrollReset className="inline-flex items-center gap-1 hover:text-foreground" data-testid={`sort-${header.column.id}`}>
-                      {label}
-                      <SortIcon state={state} />
-                    </Link>
-                  ) : canSort ? (
-                    <button type="button" onClick={header.column.getToggleSortingHandler()} className="inline-flex items-center gap-1 hover:text-foreground" data-testid={`sort-${header.column.id}`}>
-                      {label}
-                      <SortIcon state={state} />
-                    </button>
-                  ) : (
-                    label
-                  )}
-                </TableHead>
-              )
-            })}
-          </TableRow>
-        ))}
+        <TableRow>
+          {columns.map((column) => {
+            const state = sorting?.id === column.id ? (sorting.desc ? 'desc' : 'asc') : false
+            const label = typeof column.header === 'function' ? column.header() : column.header
+            const sortable = canSort(column)
+            return (
+              <TableHead key={column.id} aria-sort={state === 'asc' ? 'ascending' : state === 'desc' ? 'descending' : undefined} style={column.size ? { width: column.size } : undefined}>
+                {sortable && urlSorting ? (
+                  <Link to={nextSortHref(search, column.id, urlSorting)} preventScrollReset className="inline-flex items-center gap-1 hover:text-foreground" data-testid={`sort-${column.id}`}>
+                    {label}
+                    <SortIcon state={state} />
+                  </Link>
+                ) : sortable ? (
+                  <button type="button" onClick={toggleSort(column)} className="inline-flex items-center gap-1 hover:text-foreground" data-testid={`sort-${column.id}`}>
+                    {label}
+                    <SortIcon state={state} />
+                  </button>
+                ) : (
+                  label
+                )}
+              </TableHead>
+            )
+          })}
+        </TableRow>
       </TableHeader>
       <TableBody>
-        {rows.length === 0 ? <EmptyTableRow colSpan={colCount} testId={testId} message={emptyMessage} /> : null}
+        {rows.length === 0 ? <EmptyTableRow colSpan={columns.length} testId={testId} message={emptyMessage} /> : null}
         {useVirtual ? <VirtualSpacer rows={first} /> : null}
-        {visible.map((row) => (
-          <TableRow
-            key={row.id}
-            data-row-id={row.id}
-            data-testid={rowTestId}
-            {...rowAttributes?.(row.original)}
-            data-depth={row.depth}
-            data-expanded={row.getCanExpand() ? row.getIsExpanded() : undefined}
-            tabIndex={clickable ? 0 : undefined}
-            onClick={clickable ? rowClick(row) : undefined}
-            onKeyDown={clickable ? rowClick(row) : undefined}
-            className={cn(clickable && 'cursor-pointer', row.depth > 0 && 'bg-muted/30', rowClassName?.(row.original))}
-            style={useVirtual ? { height: ROW_ESTIMATE_PX } : undefined}
-          >
-            {row.getVisibleCells().map((cell) => (
-              <TableCell key={cell.id}>
-                {cell.getIsGrouped() ? (
-                  <button type="button" onClick={row.getToggleExpandedHandler()} className="inline-flex items-center gap-1 font-medium">
-                    {row.getIsExpanded() ? <ChevronDown aria-hidden="true" className="size-4" /> : <ChevronRight aria-hidden="true" className="size-4" />}
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())} ({row.subRows.length})
-                  </button>
-                ) : cell.getIsAggregated() ? (
-                  flexRender(cell.column.columnDef.aggregatedCell ?? cell.column.columnDef.cell, cell.getContext())
-                ) : cell.getIsPlaceholder() ? null : (
-                  flexRender(cell.column.columnDef.cell, cell.getContext())
-                )}
-              </TableCell>
-            ))}
-          </TableRow>
-        ))}
+        {visible.map((original) => {
+          const id = getRowId(original)
+          return (
+            <TableRow
+              key={id}
+              data-row-id={id}
+              data-testid={rowTestId}
+              {...rowAttributes?.(original)}
+              data-depth={0}
+              tabIndex={clickable ? 0 : undefined}
+              onClick={clickable ? rowClick(original) : undefined}
+              onKeyDown={clickable ? rowClick(original) : undefined}
+              className={cn(clickable && 'cursor-pointer', rowClassName?.(original))}
+              style={useVirtual ? { height: ROW_ESTIMATE_PX } : undefined}
+            >
+              {columns.map((column) => (
+                <TableCell key={column.id}>{renderCell(column, original)}</TableCell>
+              ))}
+            </TableRow>
+          )
+        })}
         {useVirtual ? <VirtualSpacer rows={rows.length - last} /> : null}
       </TableBody>
     </Table>
   )
 
-  return (
-    <TableFrame table={body} useVirtual={useVirtual} scroller={scroller} testId={testId} pagination={pagination}>
-      {localPageSize && table.getPageCount() > 1 ? (
-        <nav aria-label="Pagination" className="flex items-center gap-2 py-2 text-sm">
-          <button type="button" onClick={() => table.setPageIndex(0)} disabled={!table.getCanPreviousPage()}>
-            {'<<'}
-          </button>
-          <button type="button" onClick={() => table.previousPage()} disabled={!table.getCanPreviousPage()}>
-            Previous
-          </button>
-          <span>
-            Page {table.getState().pagination.pageIndex + 1} of {table.getPageCount()}
-          </span>
-          <button type="button" onClick={() => table.nextPage()} disabled={!table.getCanNextPage()}>
-            Next
-          </button>
-          <button type="button" onClick={() => table.setPageIndex(table.getPageCount() - 1)} disabled={!table.getCanNextPage()}>
-            {'>>'}
-          </button>
-        </nav>
-      ) : null}
-    </TableFrame>
-  )
+  return <TableFrame table={body} useVirtual={useVirtual} scroller={scroller} testId={testId} pagination={pagination} />
 }

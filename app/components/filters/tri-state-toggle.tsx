@@ -23,8 +23,9 @@ export function TriStateToggle({ label, state, hrefFor, testId }: TriStateToggle
         to={hrefFor(nextFilterState(state, value))}
         preventScrollReset
         replace
+        discover="none"
         aria-pressed={active}
-        aria-label={`${value === 1 ? 'Include' : 'Exclude'} ${label}`}
+        // The title is the link's accessible name too (its only content is a hidden icon).
         title={`${value === 1 ? 'Include' : 'Exclude'} ${label}`}
         data-testid={testId ? `${testId}-${value === 1 ? 'include' : 'exclude'}` : undefined}
         className={cn(
@@ -34,7 +35,7 @@ export function TriStateToggle({ label, state, hrefFor, testId }: TriStateToggle
           active && value === -1 && 'border-danger bg-danger-muted text-danger',
         )}
       >
-        <Icon aria-hidden="true" className="size-3" />
+        <Icon className="size-3" />
       </Link>
     )
   }

@@ -1,8 +1,7 @@
 import { Link } from '@remix-run/react'
-import type { ColumnDef } from '@tanstack/react-table'
 import type { ReactNode } from 'react'
 import { ConfirmDialog, type ConfirmDialogProps } from '#app/components/confirm-dialog/confirm-dialog.tsx'
-import { DataTable, type DataTableProps } from '#app/components/data-table/data-table.tsx'
+import { DataTable, type DataColumn, type DataTableProps } from '#app/components/data-table/data-table.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { Toast } from '#app/components/toast.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
@@ -45,7 +44,7 @@ export type ListPageProps<T> = {
  * the one-shot toast. Every list screen renders through it so each new screen copies one shape.
  */
 export function ListPage<T>({ title, description, addAction, filterBar, errors, table, rowActions, confirm, toast, testId, children }: ListPageProps<T>) {
-  const columns: ColumnDef<T, unknown>[] = rowActions
+  const columns: DataColumn<T>[] = rowActions
     ? [...table.columns, { id: 'actions', header: () => <span className="sr-only">Actions</span>, size: 48, enableSorting: false, cell: ({ row }) => rowActions(row.original) }]
     : table.columns
   const messages = errors?.filter((message): message is string => Boolean(message)) ?? []

@@ -1,6 +1,5 @@
-import type { ColumnDef } from '@tanstack/react-table'
 import { Link } from '@remix-run/react'
-import { DataTable } from '#app/components/data-table/data-table.tsx'
+import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { formatDuration, timeAgo } from '#app/lib/format.ts'
@@ -28,7 +27,7 @@ function withParams(base: string, params: Record<string, string>): string {
 /** The Job History tab (spec 002 §2): runs of this resource, newest first, 150 a page. */
 export function JobHistory({ rows, total, page, now, baseHref, openJobId, openJobTab }: JobHistoryProps) {
   const at = new Date(now)
-  const columns: ColumnDef<JobHistoryRow, unknown>[] = [
+  const columns: DataColumn<JobHistoryRow>[] = [
     { id: 'name', accessorFn: (row) => row.name ?? '', header: 'Name' },
     {
       id: 'status',

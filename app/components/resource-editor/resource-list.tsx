@@ -1,6 +1,5 @@
-import type { ColumnDef } from '@tanstack/react-table'
 import { Link } from '@remix-run/react'
-import type { DataTableProps } from '#app/components/data-table/data-table.tsx'
+import type { DataColumn, DataTableProps } from '#app/components/data-table/data-table.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { timeAgo } from '#app/lib/format.ts'
 import { jobStatusTone, RESOURCE_LIST_PAGE_SIZES, resourceListColumns, sourceInfo, type ResourceKind, type ResourceListSearch, type ResourceRow } from '#app/lib/resource-editor.ts'
@@ -26,7 +25,7 @@ export function resourceListTable({ kind, rows, total, search, now }: ResourceLi
   const at = new Date(now)
   const sortable = new Set<string>(resourceListColumns(kind))
   const hrefOf = (row: ResourceRow) => `/settings/${kind.table}/${row.id}`
-  const columns: ColumnDef<ResourceRow, unknown>[] = [
+  const columns: DataColumn<ResourceRow>[] = [
     {
       id: 'name',
       accessorFn: (row) => text(row.name),

@@ -9,24 +9,16 @@ export type IconComponent = (props: IconProps) => JSX.Element
  * A lucide icon drawn from the sprite (app/assets/icons.svg) rather than from JavaScript: the
  * drawings are one cached file instead of part of every page's bundle. Decorative unless given
  * an aria-label, as lucide-react's own components are.
+ *
+ * Size (24 px unless a utility such as `size-4` says otherwise), stroke and fill come from the
+ * `icon` class in app/styles/tailwind.css and the viewBox from the sprite's <symbol>, not from
+ * attributes: a page draws dozens of icons, and the eight attributes lucide puts on each were
+ * some 180 bytes of HTML per icon (decision 014).
  */
-export function Icon({ name, ...props }: IconProps & { name: IconName }) {
+export function Icon({ name, className, ...props }: IconProps & { name: IconName }) {
   const labelled = props['aria-label'] !== undefined
   return (
-    <svg
-      xmlns="http://www.w3.org/2000/svg"
-      width={24}
-      height={24}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={2}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden={labelled ? undefined : true}
-      role={labelled ? 'img' : undefined}
-      {...props}
-    >
+    <svg aria-hidden={labelled ? undefined : true} role={labelled ? 'img' : undefined} className={className ? `icon ${className}` : 'icon'} {...props}>
       <use href={`${spriteUrl}#${name}`} />
     </svg>
   )

@@ -59,33 +59,54 @@ export function summaryWindow(start: Date, end: Date): SummaryWindow {
 }
 
 /*
- * One statement for the whole list. Uptime counts are exact: rollup buckets for whole hours and
- * days, raw runs for the ragged ends. last_pass/last_fail are exact too: the newest raw tail
- * answers for most checks; otherwise one index probe into the newest bucket that had a pass
- * (or failure) finds the run (the bucket's start when its raw runs were pruned).
+ * One statement for the whole list (docs/decisions/011-health-summary-from-rollups.md).
  *
- * Percentiles are nearest-rank over weighted samples: every raw run in the ragged ends counts
- * once, every rollup bucket counts as `total` runs of its average duration. A window without a
- * whole hour in it (the 1h default, which starts on the minute) is therefore exact, matching
- * percentile_disc; a longer window is an estimate that smooths spikes shorter than an hour.
- * Exact percentiles over days of runs would need every run sorted per request (seconds at
- * 10,000 checks), which is what the rollups exist to avoid.
+ * Uptime counts are exact: rollup buckets for whole hours and days, raw runs for the ragged
+ * ends, one grouped pass with no sorting. last_pass/last_fail are exact too: the newest raw
+ * tail answers for most checks; otherwise one index probe into the newest bucket that had a
+ * pass (or failure) finds the run (the bucket's start when its raw runs were pruned).
+ *
+ * Percentiles come from the rollups only (migration 0210): each hourly bucket holds the exact
+ * nearest-rank p99/p97/p95 of its runs, each daily bucket the run-weighted mean of its hours'.
+ * A window's figure is the run-weighted mean over the hourly buckets that overlap it (the
+ * hours at its ends counted whole) and the daily buckets of its whole days. It is exact for a
+ * window that holds one clock hour's runs, always lies between the smallest and the largest
+ * hourly figure in the window, and smooths a spike shorter than the window. Exact figures would
+ * mean sorting every run of the window on every request, which is what the rollups avoid.
  */
-// A window with rollup buckets in it: raw ends plus weighted buckets (see above).
+// Buckets that overlap (start, end]: hourly [c, c + 1h) with c > start - 1h and c <= end, except
+// those inside the whole days [dayFrom, dayTo), which come from the daily table.
+const LATENCY_CTE = `, latency AS (
+  SELECT b.check_id,
+    round(sum(b.p99::numeric * b.total) FILTER (WHERE b.p99 IS NOT NULL) / nullif(sum(b.total) FILTER (WHERE b.p99 IS NOT NULL), 0))::integer AS p99,
+    round(sum(b.p97::numeric * b.total) FILTER (WHERE b.p97 IS NOT NULL) / nullif(sum(b.total) FILTER (WHERE b.p97 IS NOT NULL), 0))::integer AS p97,
+    round(sum(b.p95::numeric * b.total) FILTER (WHERE b.p95 IS NOT NULL) / nullif(sum(b.total) FILTER (WHERE b.p95 IS NOT NULL), 0))::integer AS p95
+  FROM (
+    SELECT h.check_id, h.total, h.p99, h.p97, h.p95 FROM check_statuses_1h h
+    WHERE h.created_at > $1::timestamptz - interval '1 hour' AND h.created_at <= $4 AND NOT (h.created_at >= $5 AND h.created_at < $6)
+      AND ($9::uuid IS NULL OR h.check_id = $9::uuid)
+    UNION ALL
+    SELECT d.check_id, d.total, d.p99, d.p97, d.p95 FROM check_statuses_1d d
+    WHERE d.created_at >= $5 AND d.created_at < $6 AND ($9::uuid IS NULL OR d.check_id = $9::uuid)
+  ) b
+  GROUP BY b.check_id
+)`
+
+// A window with rollup buckets in it: raw ends plus buckets.
 const MIXED_WINDOW_CTES = `
 WITH raw AS (
-  SELECT s.check_id, s.time, s.status, s.duration FROM check_statuses s
+  SELECT s.check_id, s.time, s.status FROM check_statuses s
   WHERE s.time > $1 AND s.time < $2 AND ($9::uuid IS NULL OR s.check_id = $9::uuid)
   UNION ALL
-  SELECT s.check_id, s.time, s.status, s.duration FROM check_statuses s
+  SELECT s.check_id, s.time, s.status FROM check_statuses s
   WHERE s.time >= $3 AND s.time <= $4 AND ($9::uuid IS NULL OR s.check_id = $9::uuid)
 ), buckets AS (
-  SELECT b.check_id, b.created_at, b.created_at + interval '1 hour' AS ends, b.duration, b.total, b.passed, b.failed
+  SELECT b.check_id, b.created_at, b.created_at + interval '1 hour' AS ends, b.total, b.passed, b.failed
   FROM check_statuses_1h b
   WHERE b.created_at >= $2 AND b.created_at < $3 AND NOT (b.created_at >= $5 AND b.created_at < $6)
     AND ($9::uuid IS NULL OR b.check_id = $9::uuid)
   UNION ALL
-  SELECT b.check_id, b.created_at, b.created_at + interval '1 day', b.duration, b.total, b.passed, b.failed
+  SELECT b.check_id, b.created_at, b.created_at + interval '1 day', b.total, b.passed, b.failed
   FROM check_statuses_1d b
   WHERE b.created_at >= $5 AND b.created_at < $6 AND ($9::uuid IS NULL OR b.check_id = $9::uuid)
 ), counts AS (
@@ -104,65 +125,69 @@ WITH raw AS (
       max(b.created_at) FILTER (WHERE b.failed > 0), max(b.ends) FILTER (WHERE b.failed > 0)
     FROM buckets b GROUP BY b.check_id
   ) x GROUP BY x.check_id
-), samples AS (
-  SELECT r.check_id, r.duration AS value, 1::bigint AS weight FROM raw r WHERE r.duration IS NOT NULL
-  UNION ALL
-  SELECT b.check_id, b.duration, b.total FROM buckets b WHERE b.total > 0
-), ranked AS (
-  SELECT s.check_id, s.value, sum(s.weight) OVER (PARTITION BY s.check_id ORDER BY s.value ROWS UNBOUNDED PRECEDING) AS cum,
-    sum(s.weight) OVER (PARTITION BY s.check_id) AS n
-  FROM samples s
-), latency AS (
-  SELECT r.check_id, min(r.value) FILTER (WHERE r.cum >= 0.99 * r.n) AS p99, min(r.value) FILTER (WHERE r.cum >= 0.97 * r.n) AS p97,
-    min(r.value) FILTER (WHERE r.cum >= 0.95 * r.n) AS p95
-  FROM ranked r GROUP BY r.check_id
-)`
+)${LATENCY_CTE}`
 
-// A window without a whole hour in it reads raw runs only: one pass of plain aggregates, with
-// percentile_disc for the percentiles (the weighted ranking above costs several times more).
-// Both shapes take the same parameters; this one names the unused bounds only so that every
-// parameter has a type.
+// A window without a whole hour in it reads raw runs only for its counts. Both shapes take the
+// same parameters; this one names $2 and $3 only so that every parameter has a type.
 const RAW_WINDOW_CTES = `
 WITH counts AS (
   SELECT s.check_id, count(*)::integer AS total, count(*) FILTER (WHERE s.status)::integer AS passed,
     count(*) FILTER (WHERE NOT s.status)::integer AS failed,
     max(s.time) FILTER (WHERE s.status) AS tail_pass, max(s.time) FILTER (WHERE NOT s.status) AS tail_fail,
     NULL::timestamptz AS head_pass, NULL::timestamptz AS head_fail,
-    NULL::timestamptz AS pass_from, NULL::timestamptz AS pass_to, NULL::timestamptz AS fail_from, NULL::timestamptz AS fail_to,
-    percentile_disc(ARRAY[0.99, 0.97, 0.95]) WITHIN GROUP (ORDER BY s.duration) AS p
+    NULL::timestamptz AS pass_from, NULL::timestamptz AS pass_to, NULL::timestamptz AS fail_from, NULL::timestamptz AS fail_to
   FROM check_statuses s
   WHERE s.time > $1 AND s.time <= $4 AND ($9::uuid IS NULL OR s.check_id = $9::uuid)
-    AND $2::timestamptz IS NOT NULL AND $3::timestamptz IS NOT NULL AND $5::timestamptz IS NOT NULL AND $6::timestamptz IS NOT NULL
+    AND $2::timestamptz IS NOT NULL AND $3::timestamptz IS NOT NULL
   GROUP BY s.check_id
-), latency AS (
-  SELECT c.check_id, c.p[1] AS p99, c.p[2] AS p97, c.p[3] AS p95 FROM counts c
-)`
+)${LATENCY_CTE}`
 
+/** `"key":` followed by `value`, or NULL when `value` is NULL: concat_ws then leaves the member out. */
+const MEMBER = (key: string, value: string) => `'"${key}":' || ${value}`
+/** A JSON string member (escaped as json_build_object would); left out when NULL. */
+const STRING = (key: string, expression: string) => MEMBER(key, `to_json(${expression})::text`)
+/** A uuid member: a uuid never needs escaping, and to_json costs as much as the rest of a member. */
+const UUID = (key: string, expression: string) => MEMBER(key, `'"' || ${expression} || '"'`)
+/** A timestamp member in toISOString's form; left out when NULL. */
+const TIME = (key: string, expression: string) => MEMBER(key, `'"' || ${ISO(expression)} || '"'`)
+
+/*
+ * The rows are written as JSON text by concatenation: concat_ws skips NULL members, which is what
+ * json_strip_nulls(json_build_object(…)) did at several times the cost (at 10,000 checks that
+ * pair was most of the statement's time). The bytes are the same: members in the same order,
+ * strings escaped by to_json as json_build_object escapes them, `"key":value` without spaces as
+ * json_strip_nulls wrote them, rows joined by ', ' as json_agg joins them. Labels go through
+ * json_strip_nulls still: it drops null-valued labels and writes them compactly, as before.
+ */
 export const SUMMARY_SQL = (order: 'ASC' | 'DESC', rawOnly: boolean) => `${rawOnly ? RAW_WINDOW_CTES : MIXED_WINDOW_CTES}
-SELECT coalesce(json_agg(j.row ORDER BY j.name ${order}, j.id), '[]')::text AS body FROM (
-SELECT c.name, c.id, json_strip_nulls(json_build_object(
-  'id', c.id, 'canary_id', c.canary_id, 'canary_name', ca.name, 'canary_namespace', ca.namespace, 'agent_id', c.agent_id,
-  'name', c.name, 'namespace', coalesce(c.namespace, ''), 'type', c.type, 'status', coalesce(c.status, ''),
-  'labels', coalesce(CASE WHEN jsonb_typeof(ca.labels) = 'object' THEN ca.labels END, '{}'::jsonb)
-    || coalesce(CASE WHEN jsonb_typeof(c.labels) = 'object' THEN c.labels END, '{}'::jsonb),
-  'uptime', CASE WHEN h.total > 0 THEN json_build_object('passed', h.passed, 'failed', h.failed,
-      'last_pass', ${ISO('coalesce(h.tail_pass, lp.time, h.pass_from, h.head_pass)')},
-      'last_fail', ${ISO('coalesce(h.tail_fail, lf.time, h.fail_from, h.head_fail)')})
-    ELSE json_build_object('passed', (f.status IS TRUE)::integer, 'failed', (f.status IS FALSE)::integer,
-      'last_pass', CASE WHEN f.status THEN ${ISO('f.time')} END, 'last_fail', CASE WHEN NOT f.status THEN ${ISO('f.time')} END) END,
-  'latency', CASE WHEN h.total > 0 THEN json_build_object('p99', nullif(l.p99, 0), 'p97', nullif(l.p97, 0), 'p95', nullif(l.p95, 0), 'rolling1h', 0)
-    ELSE json_build_object('p99', nullif(f.duration, 0), 'p97', nullif(f.duration, 0), 'p95', nullif(f.duration, 0), 'rolling1h', 0) END,
-  'description', nullif(c.description, ''), 'icon', nullif(c.icon, ''), 'severity', nullif(c.severity, ''), 'owner', nullif(c.owner, ''),
-  'last_runtime', ${ISO('cu.last_runtime')}, 'last_transition_time', ${ISO('c.last_transition_time')},
-  'created_at', ${ISO('c.created_at')}, 'updated_at', ${ISO('c.updated_at')},
-  'deleted_at', ${ISO('c.deleted_at')}, 'silenced_at', ${ISO('c.silenced_at')},
-  'checkStatuses', CASE WHEN $11::integer > 0 THEN (
+SELECT coalesce('[' || string_agg(j.row, ', ' ORDER BY j.name ${order}, j.id) || ']', '[]') AS body FROM (
+SELECT c.name, c.id, '{' || concat_ws(',',
+  ${UUID('id', 'c.id')}, ${UUID('canary_id', 'c.canary_id')}, ${STRING('canary_name', 'ca.name')},
+  ${STRING('canary_namespace', 'ca.namespace')}, ${UUID('agent_id', 'c.agent_id')}, ${STRING('name', 'c.name')},
+  ${STRING('namespace', "coalesce(c.namespace, '')")}, ${STRING('type', 'c.type')}, ${STRING('status', "coalesce(c.status, '')")},
+  ${MEMBER('labels', `json_strip_nulls((coalesce(CASE WHEN jsonb_typeof(ca.labels) = 'object' THEN ca.labels END, '{}'::jsonb)
+    || coalesce(CASE WHEN jsonb_typeof(c.labels) = 'object' THEN c.labels END, '{}'::jsonb))::json)::text`)},
+  ${MEMBER('uptime', `CASE WHEN h.total > 0 THEN '{' || concat_ws(',', ${MEMBER('passed', 'h.passed')}, ${MEMBER('failed', 'h.failed')},
+      ${TIME('last_pass', 'coalesce(h.tail_pass, lp.time, h.pass_from, h.head_pass)')},
+      ${TIME('last_fail', 'coalesce(h.tail_fail, lf.time, h.fail_from, h.head_fail)')}) || '}'
+    ELSE '{' || concat_ws(',', ${MEMBER('passed', '(f.status IS TRUE)::integer')}, ${MEMBER('failed', '(f.status IS FALSE)::integer')},
+      ${TIME('last_pass', 'CASE WHEN f.status THEN f.time END')}, ${TIME('last_fail', 'CASE WHEN NOT f.status THEN f.time END')}) || '}' END`)},
+  ${MEMBER('latency', `CASE WHEN h.total > 0 THEN '{' || concat_ws(',', ${MEMBER('p99', 'nullif(l.p99, 0)')}, ${MEMBER('p97', 'nullif(l.p97, 0)')},
+      ${MEMBER('p95', 'nullif(l.p95, 0)')}, '"rolling1h":0') || '}'
+    ELSE '{' || concat_ws(',', ${MEMBER('p99', 'nullif(f.duration, 0)')}, ${MEMBER('p97', 'nullif(f.duration, 0)')},
+      ${MEMBER('p95', 'nullif(f.duration, 0)')}, '"rolling1h":0') || '}' END`)},
+  ${STRING('description', "nullif(c.description, '')")}, ${STRING('icon', "nullif(c.icon, '')")},
+  ${STRING('severity', "nullif(c.severity, '')")}, ${STRING('owner', "nullif(c.owner, '')")},
+  ${TIME('last_runtime', 'cu.last_runtime')}, ${TIME('last_transition_time', 'c.last_transition_time')},
+  ${TIME('created_at', 'c.created_at')}, ${TIME('updated_at', 'c.updated_at')},
+  ${TIME('deleted_at', 'c.deleted_at')}, ${TIME('silenced_at', 'c.silenced_at')},
+  ${MEMBER('checkStatuses', `CASE WHEN $11::integer > 0 THEN json_strip_nulls((
     SELECT coalesce(json_agg(json_build_object('status', r.status, 'time', ${ISO('r.time')}, 'duration', r.duration,
       'invalid', CASE WHEN r.invalid THEN true END, 'message', CASE WHEN $12::boolean THEN nullif(r.message, '') END, 'error', nullif(r.error, ''))
       ORDER BY r.time DESC), '[]'::json)
     FROM (SELECT s.time, s.duration, s.status, s.invalid, s.message, s.error FROM check_statuses s
-      WHERE s.check_id = c.id AND s.time > $1 AND s.time <= $4 ORDER BY s.time DESC LIMIT $11::integer) AS r) END
-)) AS row
+      WHERE s.check_id = c.id AND s.time > $1 AND s.time <= $4 ORDER BY s.time DESC LIMIT $11::integer) AS r))::text END`)}
+) || '}' AS row
 FROM checks c
 JOIN canaries ca ON ca.id = c.canary_id
 LEFT JOIN checks_unlogged cu ON cu.check_id = c.id
@@ -199,7 +224,7 @@ export async function getChecksSummaryJson(db: Db, query: SummaryQuery = {}): Pr
   const window = summaryWindow(start, end)
   const { rows } = await db.transaction(async (tx) => {
     // The plan's cost estimate crosses jit_above_cost at a few thousand checks, and compiling
-    // it costs more than the query itself; the window sort fits in memory at 10,000 checks.
+    // it costs more than the query itself; the grouped passes fit in memory at 10,000 checks.
     await tx.query(`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`)
     return tx.query<{ body: string }>(SUMMARY_SQL(query.sortBy === '-name' ? 'DESC' : 'ASC', window.hourFrom.getTime() === window.end.getTime()), [
       window.start, window.hourFrom, window.hourTo, window.end, window.dayFrom, window.dayTo,
@@ -208,6 +233,29 @@ export async function getChecksSummaryJson(db: Db, query: SummaryQuery = {}): Pr
     ])
   })
   return rows[0]?.body ?? '[]'
+}
+
+/**
+ * Stampede guard (docs/decisions/011): callers asking the same question while it is being
+ * computed share that one computation instead of starting their own; the entry is dropped as
+ * soon as it settles, so a later caller always gets a fresh answer and nothing is cached.
+ * `key` names the question as the caller asked it (relative times unresolved): joiners get the
+ * answer for the first caller's "now", at most one computation older than their own.
+ */
+const summariesInFlight = new WeakMap<Db, Map<string, Promise<string>>>()
+
+export function getSharedChecksSummaryJson(db: Db, key: string, query: SummaryQuery): Promise<string> {
+  let running = summariesInFlight.get(db)
+  if (!running) summariesInFlight.set(db, (running = new Map()))
+  const existing = running.get(key)
+  if (existing) return existing
+  const body = getChecksSummaryJson(db, query)
+  running.set(key, body)
+  const settle = () => {
+    if (running.get(key) === body) running.delete(key)
+  }
+  body.then(settle, settle)
+  return body
 }
 
 export async function getChecksSummary(db: Db, query: SummaryQuery = {}): Promise<Record<string, unknown>[]> {

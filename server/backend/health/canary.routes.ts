@@ -7,7 +7,7 @@ import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import { execRefusal, holdsExec, processParts, subjectOf } from '#server/backend/rbac/exec-permission.ts'
 import { CanaryValidationError, parseCanaryObject, parseCanaryText, toCanaryDocument, type CanaryInput } from '#contract/canary/canary-document.ts'
 import { applyCanary, deleteCanary, findCanary, listCanaries, type CanaryRecord } from './canary-store.ts'
-import { getCheckGraph, getChecksSummaryJson, parseTimeParam, SummaryInputError } from './canary-summary.ts'
+import { getCheckGraph, getChecksSummaryJson, getSharedChecksSummaryJson, parseTimeParam, SummaryInputError } from './canary-summary.ts'
 import { getTopology } from './canary-topology.ts'
 import { createCheckEngine, type CheckEngine } from './check-engine.ts'
 import { isUuid } from '#contract/uuid.ts'
@@ -146,12 +146,15 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
       deleteFromDate = new Date(String(deleteFrom))
       if (Number.isNaN(deleteFromDate.getTime())) throw new SummaryInputError('invalid request: DeleteFrom must be an RFC3339 time')
     }
-    const rows = await getChecksSummaryJson(db, {
+    const startText = bodyKey(source, 'start') ?? bodyKey(source, 'since')
+    const endText = bodyKey(source, 'end') ?? bodyKey(source, 'until')
+    const key = JSON.stringify([bodyKey(source, 'Labels'), deleteFrom, bodyKey(source, 'SortBy'), startText, endText, bodyKey(source, 'includeStatuses') ?? bodyKey(source, 'checkStatuses')])
+    const rows = await getSharedChecksSummaryJson(db, key, {
       labels: labelsOf(bodyKey(source, 'Labels')),
       deleteFrom: deleteFromDate,
       sortBy: firstString(bodyKey(source, 'SortBy')),
-      start: parseTimeParam(bodyKey(source, 'start') ?? bodyKey(source, 'since'), now, 'start'),
-      end: parseTimeParam(bodyKey(source, 'end') ?? bodyKey(source, 'until'), now, 'end'),
+      start: parseTimeParam(startText, now, 'start'),
+      end: parseTimeParam(endText, now, 'end'),
       includeStatuses: String(bodyKey(source, 'includeStatuses') ?? bodyKey(source, 'checkStatuses') ?? '') === 'true',
     })
     const duration = Date.now() - started

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import type { Db } from '#server/db/client.ts'
@@ -100,6 +101,13 @@ const CLAIM_COLUMNS = `k.type, k.name, k.description, k.spec, k.labels, k.namesp
 
 const SLIP_SAMPLES = 20_000
 
+/** Every running check listens on it, so it has as many listeners as the concurrency allows. */
+function haltController(): AbortController {
+  const controller = new AbortController()
+  setMaxListeners(0, controller.signal)
+  return controller
+}
+
 export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
   const { db, logger } = options
   const processId = options.processId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`
@@ -121,7 +129,13 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
   let failed = 0
   const slips: number[] = []
   let slipCount = 0
-  const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>()
+  const inFlight = new Map<string, Promise<void>>()
+  // One signal for every scheduled run: stop() aborts them all at once when its grace runs out.
+  let halt = haltController()
+  // Runs finishing one by one claim again only once this much room is free (or none runs), so
+  // claims go out in batches rather than one statement per finished run; the poll still takes
+  // every due check within pollMs.
+  const claimBatch = Math.max(1, Math.min(50, Math.floor(concurrency / 8)))
   const pending: CompletedRun[] = []
   const timers: NodeJS.Timeout[] = []
   let flushing: Promise<void> | null = null
@@ -191,12 +205,12 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
     }
   }
 
-  async function execute(claim: Claim, abort: AbortController): Promise<{ results: CheckResult[]; startedAt: Date; finishedAt: Date }> {
+  async function execute(claim: Claim, stopSignal: AbortSignal | undefined): Promise<{ results: CheckResult[]; startedAt: Date; finishedAt: Date }> {
     const runner = CHECK_RUNNERS[claim.type] ?? unsupportedRunner(claim.type)
     const startedAt = new Date()
     const results = await runCheck(runner, claim.spec ?? {}, contextFor(claim), {
       canaryRetries: claim.canary_retries ?? undefined,
-      stopSignal: abort.signal,
+      stopSignal,
     })
     executed += 1
     if (results.some((result) => !result.pass)) failed += 1
@@ -210,17 +224,17 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
   }
 
   function launch(claim: Claim): void {
-    const abort = new AbortController()
+    const stopSignal = halt.signal
     const scheduledAt = claim.next_run_at ? new Date(claim.next_run_at) : new Date()
     const slip = Date.now() - scheduledAt.getTime()
     if (slips.length >= SLIP_SAMPLES) slips.shift()
     slips.push(slip)
     slipCount += 1
     running += 1
-    const promise = execute(claim, abort)
+    const promise = execute(claim, stopSignal)
       .then(({ results, startedAt, finishedAt }) => {
         // A run aborted by stop() is dropped: its lease is released and the tick runs elsewhere.
-        if (abort.signal.aborted && stopping) return
+        if (stopSignal.aborted && stopping) return
         pending.push({ checkId: claim.check_id, canaryId: claim.canary_id, type: claim.type, results, nextRunAt: nextRunFor(claim, scheduledAt), startedAt, finishedAt })
         if (pending.length >= 500) void flush()
       })
@@ -228,9 +242,9 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
       .finally(() => {
         running -= 1
         inFlight.delete(claim.check_id)
-        if (!stopping && running < concurrency) void claimDue()
+        if (!stopping && (running === 0 || concurrency - running >= claimBatch)) void claimDue()
       })
-    inFlight.set(claim.check_id, { promise, abort })
+    inFlight.set(claim.check_id, promise)
   }
 
   async function claimDue(): Promise<void> {
@@ -369,11 +383,10 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
         if (!leased) await new Promise((resolve) => setTimeout(resolve, 100))
       }
     }
-    const abort = new AbortController()
     running += 1
     let outcome: Awaited<ReturnType<typeof execute>>
     try {
-      outcome = await execute(claim, abort)
+      outcome = await execute(claim, undefined)
     } finally {
       running -= 1
     }
@@ -401,6 +414,7 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
       if (started) return
       started = true
       stopping = false
+      if (halt.signal.aborted) halt = haltController()
       try {
         await db.query(
           `INSERT INTO lookout.check_engines (process_id, hostname) VALUES ($1, $2)
@@ -431,10 +445,10 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
       stopping = true
       for (const timer of timers.splice(0)) clearInterval(timer)
       const grace = options.stopGraceMs ?? 10_000
-      const all = Promise.all([...inFlight.values()].map((entry) => entry.promise))
+      const all = Promise.all(inFlight.values())
       const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), grace).unref())])
       if (timedOut) {
-        for (const entry of inFlight.values()) entry.abort.abort()
+        halt.abort()
         await all
       }
       while (claiming) await new Promise((resolve) => setTimeout(resolve, 10))

@@ -252,7 +252,9 @@ export function createCredentialStore(options: {
 export function sessionCookieResolver(
   db: Db,
   cookieName: string,
-  lookup: (value: string) => Promise<{ personId: string; name: string; email?: string; renewedForSeconds?: number } | undefined>,
+  lookup: (
+    value: string,
+  ) => Promise<{ personId: string; name: string; email?: string; renewedForSeconds?: number; expiresAt?: number } | undefined>,
   via: Principal['via'] = 'kratos-session',
   cache?: CredentialCache,
 ): CredentialResolver {
@@ -283,9 +285,8 @@ export function sessionCookieResolver(
       via,
       ...(rows[0].type ? { personType: rows[0].type } : {}),
     }
-    // The session's own expiry is checked by `lookup`; the cache TTL (seconds) bounds the rest,
-    // and expiring it early (logout, revocation) notifies.
-    cache?.set('kratos', hash, principal, ticket)
+    // A cached session must not outlive its own expiry; logout and revocation notify.
+    cache?.set('kratos', hash, principal, ticket, person.expiresAt)
     return person.renewedForSeconds
       ? { ...principal, renew: { cookie: cookieName, value, maxAgeSeconds: person.renewedForSeconds } }
       : principal

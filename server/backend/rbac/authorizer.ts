@@ -66,6 +66,13 @@ export type Authorizer = {
   dependsOnResource(subject: AccessSubject, object: string, area?: Area | null): Promise<boolean>
   /** Drops cached policy: after writes to roles, permissions, teams or people. */
   invalidate(): void
+  /**
+   * Told by the process's listener for writes to the policy tables (migration 0230, server.ts):
+   * while it is up, every write anywhere empties this cache, so entries may live
+   * `followedTtlMs`; while it is down, `cacheTtlMs` bounds how stale another process's write
+   * can leave an answer.
+   */
+  followChanges(listening: boolean): void
 }
 
 // Actions that a grant on the *area* implies: the matrix speaks of read/write only, while
@@ -140,8 +147,13 @@ export function describeCondition(condition: PermissionCondition): string {
  * for `cacheTtlMs`: several processes share the database, so a short TTL bounds how stale a
  * process can be, and local writes call `invalidate()` for immediate effect here.
  */
-export function createAuthorizer(db: Db, options: { cacheTtlMs?: number; maxCached?: number } = {}): Authorizer {
-  const ttl = options.cacheTtlMs ?? 3000
+export function createAuthorizer(
+  db: Db,
+  options: { cacheTtlMs?: number; followedTtlMs?: number; maxCached?: number } = {},
+): Authorizer {
+  const unfollowedTtl = options.cacheTtlMs ?? 3000
+  const followedTtl = options.followedTtlMs ?? 60_000
+  let following = false
   const maxCached = options.maxCached ?? 500
   const cache = new Map<string, { at: number; built: Promise<Built> }>()
   let generation = 0
@@ -185,7 +197,8 @@ export function createAuthorizer(db: Db, options: { cacheTtlMs?: number; maxCach
     const key = subjectKey(resolved)
     const now = Date.now()
     const hit = cache.get(key)
-    if (hit && now - hit.at < ttl) return hit.built
+    // A permission's `until` is checked when a request is decided (conditionMatch), never cached.
+    if (hit && now - hit.at < (following ? followedTtl : unfollowedTtl)) return hit.built
     const startedIn = generation
     const built = build(resolved)
     cache.set(key, { at: now, built })
@@ -271,6 +284,12 @@ export function createAuthorizer(db: Db, options: { cacheTtlMs?: number; maxCach
     invalidate() {
       generation += 1
       cache.clear()
+    },
+
+    followChanges(listening) {
+      generation += 1
+      cache.clear()
+      following = listening
     },
   }
 }

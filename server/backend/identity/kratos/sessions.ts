@@ -136,7 +136,17 @@ export async function resolveKratosSession(
   cookieOrToken: string,
   options: { rollingLifespanSeconds?: number } = {},
 ): Promise<
-  { sessionId: string; identityId: string; aal: 'aal1' | 'aal2'; email?: string; name: string; renewedForSeconds?: number } | undefined
+  | {
+      sessionId: string
+      identityId: string
+      aal: 'aal1' | 'aal2'
+      email?: string
+      name: string
+      renewedForSeconds?: number
+      /** When the session ends (ms since epoch), after any renewal made by this call. */
+      expiresAt: number
+    }
+  | undefined
 > {
   const session = await findSessionByToken(db, cookieOrToken.trim())
   if (!session) return undefined
@@ -144,10 +154,12 @@ export async function resolveKratosSession(
   if (!identity || identity.state !== 'active') return undefined
   const name = [identity.traits.name?.first, identity.traits.name?.last].filter(Boolean).join(' ') || identity.traits.email
   let renewedForSeconds: number | undefined
+  let expiresAt = new Date(session.expires_at).getTime()
   const lifespan = options.rollingLifespanSeconds
-  if (lifespan && new Date(session.expires_at).getTime() - Date.now() < (lifespan * 1000) / 2) {
+  if (lifespan && expiresAt - Date.now() < (lifespan * 1000) / 2) {
     await db.query(`UPDATE identity.sessions SET expires_at = now() + make_interval(secs => $2) WHERE id = $1`, [session.id, lifespan])
     renewedForSeconds = lifespan
+    expiresAt = Date.now() + lifespan * 1000
   }
-  return { sessionId: session.id, identityId: identity.id, aal: session.aal, email: identity.traits.email, name, renewedForSeconds }
+  return { sessionId: session.id, identityId: identity.id, aal: session.aal, email: identity.traits.email, name, renewedForSeconds, expiresAt }
 }
