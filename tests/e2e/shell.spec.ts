@@ -236,8 +236,10 @@ test.describe('top bar: version line, Help and Preferences (issue 12 items 8 and
 
     // Closing: the close link without JavaScript; with it Escape too, focus back on the button.
     if (isJs()) {
-      await page.getByTestId('preferences-button').click()
-      await expect(page.getByTestId('preferences-panel')).toBeVisible()
+      // The hydrated panel stayed open while it saved, so the reloaded URL still opens it.
+      await expect(page).toHaveURL(/[?&]preferences=open/)
+      // Focused once the lazily loaded panel has hydrated and listens for Escape.
+      await expect(page.getByTestId('preferences-panel')).toBeFocused()
       await page.keyboard.press('Escape')
       await expect(page.getByTestId('preferences-panel')).toHaveCount(0)
       await expect(page).not.toHaveURL(/preferences=open/)

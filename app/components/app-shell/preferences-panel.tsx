@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, getSelectProps, type SubmissionResult } from '@conform-to/react'
 import { Link, useFetcher, useNavigate } from '@remix-run/react'
-import { useEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { ErrorList } from '#app/components/forms.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
@@ -71,19 +71,36 @@ export function PreferencesPanel({ preferences, timeZones }: { preferences: Reso
   }, [closeHref, navigate])
 
   // The native change event fires once per choice (for the slider: when it is let go), unlike
-  // React's onChange, which fires on every step of a drag.
+  // React's onChange, which fires on every step of a drag. Each post carries the whole form, so a
+  // change made while one is on its way waits for it and then sends the form as it is by then:
+  // resubmitting at once would abort the first post mid-answer (Remix logs that as an error).
   const submitRef = useRef(fetcher.submit)
   submitRef.current = fetcher.submit
-  useEffect(() => {
+  const inFlight = useRef(false)
+  const changedWhileInFlight = useRef(false)
+  const submitForm = useCallback(() => {
     const element = document.getElementById(form.id)
     if (!(element instanceof HTMLFormElement)) return
-    const formElement = element
-    function handleChange() {
-      submitRef.current(formElement)
+    if (inFlight.current) {
+      changedWhileInFlight.current = true
+      return
     }
-    formElement.addEventListener('change', handleChange)
-    return () => formElement.removeEventListener('change', handleChange)
+    inFlight.current = true
+    submitRef.current(element)
   }, [form.id])
+  useEffect(() => {
+    if (fetcher.state !== 'idle') return
+    inFlight.current = false
+    if (!changedWhileInFlight.current) return
+    changedWhileInFlight.current = false
+    submitForm()
+  }, [fetcher.state, submitForm])
+  useEffect(() => {
+    const formElement = document.getElementById(form.id)
+    if (!(formElement instanceof HTMLFormElement)) return
+    formElement.addEventListener('change', submitForm)
+    return () => formElement.removeEventListener('change', submitForm)
+  }, [form.id, submitForm])
 
   const browserLabel = preferences.browserTimeZone
     ? `Browser (${preferences.browserTimeZone})`
