@@ -8,7 +8,8 @@ import { getProperties } from './session.server.ts'
 import { credentialKey } from './shared-data.server.ts'
 import { durationToApiStart, type DurationKey } from './time-range.ts'
 import { nextRunOf, type NextRun, type ScheduledCanary } from '#contract/canary/next-run.ts'
-import type { CheckSummary } from '#app/components/health/health-model.ts'
+import { buildHealthView, summaryViewRequest, viewFromAnswer, type CheckSummary, type HealthParams, type HealthView } from '#app/components/health/health-model.ts'
+import { SUMMARY_VIEW_PARAM, type SummaryEntry, type SummaryViewAnswer, type SummaryViewRequest } from '#contract/canary/summary-view.ts'
 import {
   HISTORY_PAGE_SIZE,
   parseRefreshRate,
@@ -24,52 +25,109 @@ import {
  */
 
 /**
- * Concurrent renders for the same credential and window share one summary request (a stampede
- * guard, docs/decisions/011): a caller that arrives while one is in flight waits for it, and
- * the entry is dropped the moment it settles, so nothing is ever served from an older answer.
- * The backend computes each summary from its rollup tables and single-flights identical
+ * Concurrent renders for the same credential and question share one summary request (a
+ * stampede guard, docs/decisions/011): a caller that arrives while one is in flight waits for
+ * it, and the entry is dropped the moment it settles, so nothing is ever served from an older
+ * answer. The backend computes each summary from its rollup tables and single-flights identical
  * queries itself; this guard only saves a second loopback call and parse per credential.
  */
-const summariesInFlight = new Map<string, Promise<CheckSummary[]>>()
-
+const summariesInFlight = new Map<string, Promise<SummaryAnswer>>()
 
 /**
  * The canary summary. The list keys rows by id and shows the name, so an entry without them is
  * dropped rather than breaking the page; the rest of an entry is passed on as the API sent it.
  * The response's envelope is read with zod; each entry is checked by hand, because zod's object
  * parse (even stripping to two keys) cost 30–100 ms per 10,000 entries, more than JSON.parse of
- * the whole response.
+ * the whole response. Lookout's list answer (`lookout_view`, at most a page of entries) is read
+ * with zod whole.
  */
-const SummarySchema = z.object({ checks_summary: z.array(z.unknown()).nullish() })
-
 function isSummaryEntry(entry: unknown): entry is CheckSummary {
   if (typeof entry !== 'object' || entry === null) return false
   const { id, name } = entry as { id?: unknown; name?: unknown }
   return typeof id === 'string' && id.length > 0 && typeof name === 'string'
 }
 
-export async function fetchSummary(args: ApiArgs, timeRange: DurationKey, init?: ApiInit): Promise<CheckSummary[]> {
-  const { data } = await apiJson<unknown>(args, `/canary/api/summary?start=${encodeURIComponent(durationToApiStart(timeRange, new Date()))}`, init)
+const EntrySchema = z.custom<SummaryEntry>((entry) => isSummaryEntry(entry), 'a summary entry needs an id and a name')
+const count = z.number().int().min(0)
+const ViewAnswerSchema = z.object({
+  counts: z.object({ all: count, healthy: count }),
+  labels: z.array(z.tuple([z.string(), z.string().nullable()])),
+  tabs: z.array(z.tuple([z.string(), count])),
+  totalChecks: count,
+  totalRows: count,
+  page: z.number().int().min(1),
+  rows: z.array(
+    z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('check'), check: EntrySchema }),
+      z.object({
+        kind: z.literal('group'),
+        key: z.string(),
+        stats: z.object({ count, healthy: count, unhealthy: count, passing: count, latency: z.number().nullable(), sameType: z.boolean(), namespaces: z.array(z.string()) }),
+        first: EntrySchema,
+        children: z.array(EntrySchema),
+      }),
+    ]),
+  ),
+}) satisfies z.ZodType<SummaryViewAnswer>
+
+const SummarySchema = z.object({ checks_summary: z.array(z.unknown()).nullish(), [SUMMARY_VIEW_PARAM]: z.unknown().optional() })
+
+/** Every entry (canary-checker, Mission Control, or Lookout without the list's question), or Lookout's page for the list. */
+type SummaryAnswer = { checks: CheckSummary[]; view?: undefined } | { view: SummaryViewAnswer; checks?: undefined }
+
+async function fetchSummaryAnswer(args: ApiArgs, timeRange: DurationKey, init?: ApiInit, view?: SummaryViewRequest): Promise<SummaryAnswer> {
+  const start = `start=${encodeURIComponent(durationToApiStart(timeRange, new Date()))}`
+  const question = view ? `&${SUMMARY_VIEW_PARAM}=${encodeURIComponent(JSON.stringify(view))}` : ''
+  const { data } = await apiJson<unknown>(args, `/canary/api/summary?${start}${question}`, init)
   const summary = SummarySchema.safeParse(data)
-  if (!summary.success) return []
-  return (summary.data.checks_summary ?? []).filter(isSummaryEntry)
+  if (!summary.success) return { checks: [] }
+  const answer = summary.data[SUMMARY_VIEW_PARAM]
+  if (view && answer !== undefined) {
+    const parsed = ViewAnswerSchema.safeParse(answer)
+    if (!parsed.success) throw new GatewayError(502, `The health summary's list answer was not understood: ${parsed.error.issues[0]?.message ?? 'bad shape'}`, 'http')
+    return { view: parsed.data }
+  }
+  return { checks: (summary.data.checks_summary ?? []).filter(isSummaryEntry) }
+}
+
+export async function fetchSummary(args: ApiArgs, timeRange: DurationKey, init?: ApiInit): Promise<CheckSummary[]> {
+  return (await fetchSummaryAnswer(args, timeRange, init)).checks ?? []
+}
+
+/** One summary request per credential and question at a time (`fresh` starts a new one). */
+function sharedSummary(args: ApiArgs, timeRange: DurationKey, view: SummaryViewRequest | undefined, fresh: boolean): Promise<SummaryAnswer> {
+  const key = `${timeRange}:${credentialKey(args.request)}:${view ? JSON.stringify(view) : ''}`
+  const running = summariesInFlight.get(key)
+  if (running && !fresh) return running
+  const answer = fetchSummaryAnswer(args, timeRange, undefined, view)
+  summariesInFlight.set(key, answer)
+  const settle = () => {
+    if (summariesInFlight.get(key) === answer) summariesInFlight.delete(key)
+  }
+  answer.then(settle, settle)
+  return answer
 }
 
 /**
  * The summary for this credential and window, joining a request already in flight for both
  * (`fresh` starts a new one instead, for a caller that must see a write it just made).
  */
-export function loadSummary(args: ApiArgs, timeRange: DurationKey, fresh: boolean): Promise<CheckSummary[]> {
-  const key = `${timeRange}:${credentialKey(args.request)}`
-  const running = summariesInFlight.get(key)
-  if (running && !fresh) return running
-  const checks = fetchSummary(args, timeRange)
-  summariesInFlight.set(key, checks)
-  const settle = () => {
-    if (summariesInFlight.get(key) === checks) summariesInFlight.delete(key)
-  }
-  checks.then(settle, settle)
-  return checks
+export async function loadSummary(args: ApiArgs, timeRange: DurationKey, fresh: boolean): Promise<CheckSummary[]> {
+  return (await sharedSummary(args, timeRange, undefined, fresh)).checks ?? []
+}
+
+/**
+ * The /health list: the one place that decides who filters, groups and pages it. The summary
+ * request carries the list's question (contract/canary/summary-view.ts); Lookout's embedded
+ * backend answers with the page and its counts, computed in SQL; any other canary API
+ * (canary-checker, Mission Control, in upstream mode or for a hosted organisation) ignores the
+ * question and answers every entry, and the list is built here from them as before.
+ * `agentNames` is read only in the second case (the backend names agents itself).
+ */
+export async function loadHealthView(args: ApiArgs, params: HealthParams, agentNames: () => Promise<ReadonlyMap<string, string>>, fresh = false): Promise<HealthView> {
+  const answer = await sharedSummary(args, params.timeRange, summaryViewRequest(params), fresh)
+  if (answer.view) return viewFromAnswer(answer.view, params)
+  return buildHealthView(answer.checks, params, params.tabBy === 'agent_id' ? await agentNames() : new Map())
 }
 
 /** Agent id → name, for the Agent tabs; empty when agents cannot be read. */

@@ -7,14 +7,14 @@ import { canRunNow, closePanelHref } from '#app/components/health/check-detail-m
 import { parseDetailParams, parseHealthParams, parseRunNow } from '#app/components/health/health-params.ts'
 import { CheckDetailPanel as ServerRenderedPanel } from '#app/components/health/check-detail-panel.tsx'
 import { FILTER_TOGGLE_ID, HealthFilters, HealthTabs, HealthToolbar } from '#app/components/health/health-filters.tsx'
-import { buildHealthView, PAGE_SIZES } from '#app/components/health/health-model.ts'
+import { PAGE_SIZES } from '#app/components/health/health-model.ts'
 import { HealthCards, HealthTable } from '#app/components/health/health-table.tsx'
 import { Modal as ServerRenderedModal } from '#app/components/modal/modal.tsx'
 import { Toast as ServerRenderedToast } from '#app/components/toast.tsx'
 import { Skeleton } from '#app/components/ui/skeleton.tsx'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
-import { loadAgentNames, loadCheckDetail, loadRefreshMs, loadSummary, runCheckNow } from '#app/lib/health.server.ts'
+import { loadAgentNames, loadCheckDetail, loadHealthView, loadRefreshMs, runCheckNow } from '#app/lib/health.server.ts'
 
 /*
  * The detail panel is a third of this page's code and most visits never open it. The browser
@@ -41,13 +41,11 @@ export async function loader(args: LoaderFunctionArgs) {
   const params = parseHealthParams(url.searchParams)
   const detailParams = parseDetailParams(url.searchParams)
   try {
-    const [checks, agentNames, refreshMs, detail] = await Promise.all([
-      loadSummary(args, params.timeRange, false),
-      params.tabBy === 'agent_id' ? loadAgentNames(args) : Promise.resolve(new Map<string, string>()),
+    const [view, refreshMs, detail] = await Promise.all([
+      loadHealthView(args, params, () => loadAgentNames(args)),
       loadRefreshMs(args),
       params.checkId ? loadCheckDetail(args, params.checkId, params.timeRange, detailParams) : Promise.resolve(null),
     ])
-    const view = buildHealthView(checks, params, agentNames)
     return {
       params: {
         layout: params.layout,

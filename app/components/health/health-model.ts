@@ -1,11 +1,25 @@
 import type { FilterMap } from '#app/lib/filter-string.ts'
 import type { DurationKey } from '#app/lib/durations.ts'
 import { toDate } from '#app/lib/format.ts'
+import {
+  ALL_TAB,
+  effectiveGroupBy,
+  LABEL_PREFIX,
+  NO_GROUPING,
+  SORT_COLUMNS,
+  type GroupStats,
+  type LabelFilterSets,
+  type SortColumn,
+  type SummaryViewAnswer,
+  type SummaryViewRequest,
+} from '#contract/canary/summary-view.ts'
 
 /**
  * The health list as pure data: the URL's parameters, the filter → tab → sort → group → page
  * pipeline of spec 001 §2–§4, and the options the toolbar offers. The loader runs it on the
- * server so the browser only ever receives one page of rows.
+ * server so the browser only ever receives one page of rows. Lookout's embedded backend runs
+ * the same pipeline in SQL (contract/canary/summary-view.ts): `viewFromAnswer` turns its
+ * answer into the same HealthView, `buildHealthView` computes it from a whole summary.
  */
 
 export type CheckSummary = {
@@ -33,13 +47,9 @@ export type CheckSummary = {
 export const NIL_AGENT_ID = '00000000-0000-0000-0000-000000000000'
 export const PAGE_SIZES = [50, 100, 200] as const
 export const DEFAULT_PAGE_SIZE = 50
-export const SORT_COLUMNS = ['name', 'health', 'uptime', 'latency'] as const
-export type SortColumn = (typeof SORT_COLUMNS)[number]
-export const NO_GROUPING = 'no_grouping'
+export { ALL_TAB, NO_GROUPING, SORT_COLUMNS, type SortColumn }
 export const DEFAULT_GROUP_BY = 'canary_name'
 export const DEFAULT_TAB_BY = 'namespace'
-export const ALL_TAB = 'All'
-const LABEL_PREFIX = 'label:'
 
 export type HealthParams = {
   checkId: string | null
@@ -86,65 +96,83 @@ function matchesQuery(check: CheckSummary, query: string): boolean {
   return [check.description, check.canary_name, check.endpoint, check.name].some((field) => field?.toLowerCase().includes(needle))
 }
 
+/** The URL's label filters (id → 1 | -1) as the sets both sides apply. */
+export function labelFilterSets(filters: FilterMap): LabelFilterSets {
+  const include = new Map<string, string[]>()
+  const exclude: [string, string][] = []
+  for (const [id, state] of Object.entries(filters)) {
+    const parsed = parseLabelFilterId(id)
+    if (!parsed) continue
+    if (state === -1) exclude.push([parsed.key, parsed.value])
+    else if (state === 1) include.set(parsed.key, [...(include.get(parsed.key) ?? []), parsed.value])
+  }
+  return { include: [...include.entries()], exclude }
+}
+
 /**
  * Includes: for every key with an included value the check must carry one of them; excludes:
  * any excluded pair drops the check.
  */
-function matchesLabels(check: CheckSummary, filters: FilterMap): boolean {
-  const includes = new Map<string, Set<string>>()
-  for (const [id, state] of Object.entries(filters)) {
-    const parsed = parseLabelFilterId(id)
-    if (!parsed) continue
-    const actual = check.labels?.[parsed.key]
-    if (state === -1 && actual === parsed.value) return false
-    if (state === 1) includes.set(parsed.key, (includes.get(parsed.key) ?? new Set()).add(parsed.value))
-  }
-  for (const [key, values] of includes) {
+function matchesLabels(check: CheckSummary, sets: LabelFilterSets): boolean {
+  for (const [key, value] of sets.exclude) if (check.labels?.[key] === value) return false
+  for (const [key, values] of sets.include) {
     const actual = check.labels?.[key]
-    if (actual === undefined || !values.has(actual)) return false
+    if (actual === undefined || !values.includes(actual)) return false
   }
   return true
 }
 
 export type Option = { value: string; label: string }
 
-function labelKeys(checks: readonly CheckSummary[]): string[] {
-  const keys = new Set<string>()
-  for (const check of checks) for (const key of Object.keys(check.labels ?? {})) keys.add(key)
-  return [...keys].sort((a, b) => a.localeCompare(b))
+/** Every label pair the checks carry (null for a value that is not a string), once each. */
+export type LabelPairs = readonly (readonly [key: string, value: string | null])[]
+
+export function labelPairsOf(checks: readonly CheckSummary[]): LabelPairs {
+  const pairs = new Map<string, [string, string | null]>()
+  for (const check of checks) {
+    for (const [key, value] of Object.entries(check.labels ?? {})) {
+      const text = typeof value === 'string' ? value : null
+      pairs.set(JSON.stringify([key, text]), [key, text])
+    }
+  }
+  return [...pairs.values()]
 }
 
+function labelKeys(pairs: LabelPairs): string[] {
+  return [...new Set(pairs.map(([key]) => key))].sort((a, b) => a.localeCompare(b))
+}
+
+const pairsOf = (source: readonly CheckSummary[] | { pairs: LabelPairs }) => ('pairs' in source ? source.pairs : labelPairsOf(source))
+
 /** Group By options (spec 001 §2): the fixed four, then one per label key. */
-export function groupByOptions(checks: readonly CheckSummary[]): Option[] {
+export function groupByOptions(source: readonly CheckSummary[] | { pairs: LabelPairs }): Option[] {
   return [
     { value: NO_GROUPING, label: 'No Grouping' },
     { value: 'canary_name', label: 'Group Name' },
     { value: 'name', label: 'Name' },
     { value: 'description', label: 'Description' },
     { value: 'type', label: 'Type' },
-    ...labelKeys(checks).map((key) => ({ value: `${LABEL_PREFIX}${key}`, label: key })),
+    ...labelKeys(pairsOf(source)).map((key) => ({ value: `${LABEL_PREFIX}${key}`, label: key })),
   ]
 }
 
 /** Tab By options: Namespace, Agent, then one per label key. */
-export function tabByOptions(checks: readonly CheckSummary[]): Option[] {
+export function tabByOptions(source: readonly CheckSummary[] | { pairs: LabelPairs }): Option[] {
   return [
     { value: 'namespace', label: 'Namespace' },
     { value: 'agent_id', label: 'Agent' },
-    ...labelKeys(checks).map((key) => ({ value: `${LABEL_PREFIX}${key}`, label: key })),
+    ...labelKeys(pairsOf(source)).map((key) => ({ value: `${LABEL_PREFIX}${key}`, label: key })),
   ]
 }
 
 export type LabelOption = { key: string; values: string[]; boolean: boolean }
 
 /** Label filters: boolean-valued keys become toggles, the rest multi-selects. */
-export function labelOptions(checks: readonly CheckSummary[]): LabelOption[] {
+export function labelOptions(source: readonly CheckSummary[] | { pairs: LabelPairs }): LabelOption[] {
   const byKey = new Map<string, Set<string>>()
-  for (const check of checks) {
-    for (const [key, value] of Object.entries(check.labels ?? {})) {
-      if (typeof value !== 'string') continue
-      byKey.set(key, (byKey.get(key) ?? new Set()).add(value))
-    }
+  for (const [key, value] of pairsOf(source)) {
+    if (value === null) continue
+    byKey.set(key, (byKey.get(key) ?? new Set()).add(value))
   }
   return [...byKey.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
@@ -159,8 +187,14 @@ export function activeFilterCount(params: Pick<HealthParams, 'hidePassing' | 'la
   return (params.hidePassing ? 1 : 0) + Object.keys(params.labels).length
 }
 
+/** A label's value as text; a label that is not a string (a number from a hand-written spec) reads as its JSON. */
+function labelText(value: unknown): string {
+  if (value === undefined || value === null) return ''
+  return typeof value === 'string' ? value : JSON.stringify(value)
+}
+
 function fieldValue(check: CheckSummary, field: string, agentNames: ReadonlyMap<string, string>): string {
-  if (field.startsWith(LABEL_PREFIX)) return check.labels?.[field.slice(LABEL_PREFIX.length)] ?? ''
+  if (field.startsWith(LABEL_PREFIX)) return labelText(check.labels?.[field.slice(LABEL_PREFIX.length)])
   switch (field) {
     case 'namespace':
       return check.namespace || 'none'
@@ -273,26 +307,37 @@ export function sortRows<T extends HealthRow>(rows: T[], column: SortColumn | nu
   return sorted
 }
 
-/** good when every child passes, bad when every child fails, mixed otherwise (spec 001 §4). */
-function groupOf(key: string, checks: CheckRow[], expanded: boolean): GroupRow {
-  const healthy = checks.filter((check) => check.status === 'healthy').length
-  const unhealthy = checks.filter((check) => check.status === 'unhealthy').length
+/** What a group row shows of its checks, counted here (the backend counts the same in SQL). */
+export function groupStats(checks: readonly CheckRow[]): GroupStats {
   const latencies = checks.map((check) => check.latency).filter((value): value is number => value !== null)
-  const first = checks[0]!
+  const first = checks[0]
+  return {
+    count: checks.length,
+    healthy: checks.filter((check) => check.status === 'healthy').length,
+    unhealthy: checks.filter((check) => check.status === 'unhealthy').length,
+    passing: checks.filter((check) => check.failed === 0 && check.passed > 0).length,
+    latency: latencies.length ? Math.round(latencies.reduce((sum, value) => sum + value, 0) / latencies.length) : null,
+    sameType: checks.every((check) => check.type === first?.type),
+    namespaces: [...new Set(checks.map((check) => check.namespace).filter(Boolean))],
+  }
+}
+
+/** good when every child passes, bad when every child fails, mixed otherwise (spec 001 §4). */
+function groupOf(key: string, stats: GroupStats, first: CheckRow, expanded: boolean, children: CheckRow[]): GroupRow {
   return {
     kind: 'group',
     key,
     name: key || 'none',
     icon: first.icon,
-    type: checks.every((check) => check.type === first.type) ? first.type : 'mixed',
+    type: stats.sameType ? first.type : 'mixed',
     description: first.description,
-    namespaces: [...new Set(checks.map((check) => check.namespace).filter(Boolean))].sort(),
-    status: healthy === checks.length ? 'good' : unhealthy === checks.length ? 'bad' : 'mixed',
-    childCount: checks.length,
-    passingChildren: checks.filter((check) => check.failed === 0 && check.passed > 0).length,
-    latency: latencies.length ? Math.round(latencies.reduce((sum, value) => sum + value, 0) / latencies.length) : null,
+    namespaces: [...stats.namespaces].sort(),
+    status: stats.healthy === stats.count ? 'good' : stats.unhealthy === stats.count ? 'bad' : 'mixed',
+    childCount: stats.count,
+    passingChildren: stats.passing,
+    latency: stats.latency,
     expanded,
-    children: [],
+    children: expanded ? children : [],
   }
 }
 
@@ -316,39 +361,37 @@ export type HealthView = {
  * every tab shows its count), tab selection, sort, group, page.
  */
 export function buildHealthView(checks: readonly CheckSummary[], params: HealthParams, agentNames: ReadonlyMap<string, string> = new Map()): HealthView {
+  const labels = labelFilterSets(params.labels)
   let filtered = params.hidePassing ? checks.filter((check) => !isPassing(check)) : [...checks]
-  filtered = filtered.filter((check) => matchesQuery(check, params.query) && matchesLabels(check, params.labels))
+  filtered = filtered.filter((check) => matchesQuery(check, params.query) && matchesLabels(check, labels))
 
   const tabCounts = new Map<string, number>()
   for (const check of filtered) {
     const value = fieldValue(check, params.tabBy, agentNames)
     tabCounts.set(value, (tabCounts.get(value) ?? 0) + 1)
   }
-  const tabValues = [...tabCounts.keys()].sort((a, b) => a.localeCompare(b))
-  const tabs = [{ value: ALL_TAB, label: ALL_TAB, count: filtered.length }, ...tabValues.map((value) => ({ value, label: value || 'none', count: tabCounts.get(value)! }))]
   const activeTab = params.tab !== ALL_TAB && tabCounts.has(params.tab) ? params.tab : ALL_TAB
+  const allTabCount = filtered.length
   if (activeTab !== ALL_TAB) filtered = filtered.filter((check) => fieldValue(check, params.tabBy, agentNames) === activeTab)
 
   const checkRows = filtered.map(toCheckRow)
   let rows: HealthRow[]
-  const validGroup = params.groupBy === NO_GROUPING || ['canary_name', 'name', 'description', 'type'].includes(params.groupBy) || params.groupBy.startsWith(LABEL_PREFIX)
-  if (params.groupBy === NO_GROUPING || !validGroup) {
+  const groupBy = effectiveGroupBy(params.groupBy)
+  if (groupBy === null) {
     rows = sortRows(checkRows, params.sortBy, params.sortDesc)
   } else {
     const groups = new Map<string, CheckRow[]>()
     filtered.forEach((check, index) => {
-      const key = fieldValue(check, params.groupBy, agentNames)
+      const key = fieldValue(check, groupBy, agentNames)
       const list = groups.get(key) ?? []
       list.push(checkRows[index]!)
       groups.set(key, list)
     })
     const expanded = new Set(params.expanded)
     rows = sortRows(
-      [...groups.entries()].map(([key, children]) => {
-        const group = groupOf(key, children, expanded.has(key))
-        group.children = group.expanded ? sortRows(children, params.sortBy, params.sortDesc) : []
-        return group
-      }),
+      [...groups.entries()].map(([key, children]) =>
+        groupOf(key, groupStats(children), children[0]!, expanded.has(key), expanded.has(key) ? sortRows(children, params.sortBy, params.sortDesc) : []),
+      ),
       params.sortBy,
       params.sortDesc,
     )
@@ -357,19 +400,75 @@ export function buildHealthView(checks: readonly CheckSummary[], params: HealthP
   const pageCount = Math.max(1, Math.ceil(rows.length / params.pageSize))
   const page = Math.min(params.page, pageCount)
   const healthy = checks.filter(isPassing).length
+  const pairs = labelPairsOf(checks)
   return {
-    tabs,
+    ...viewFrame(params, { all: checks.length, healthy }, pairs, [...tabCounts.entries()], allTabCount, filtered.length),
     activeTab,
     rows: rows.slice((page - 1) * params.pageSize, page * params.pageSize),
     totalRows: rows.length,
-    totalChecks: filtered.length,
     pageCount,
     page,
-    counts: { all: checks.length, healthy, unhealthy: checks.length - healthy },
-    groupByOptions: groupByOptions(checks),
-    tabByOptions: tabByOptions(checks),
-    labelOptions: labelOptions(checks),
+  }
+}
+
+/** The parts of a view both pipelines derive alike from their counts. */
+function viewFrame(
+  params: HealthParams,
+  counts: { all: number; healthy: number },
+  pairs: LabelPairs,
+  tabCounts: readonly (readonly [string, number])[],
+  allTabCount: number,
+  totalChecks: number,
+): Omit<HealthView, 'activeTab' | 'rows' | 'totalRows' | 'pageCount' | 'page'> {
+  const tabValues = [...tabCounts].sort(([a], [b]) => a.localeCompare(b))
+  return {
+    tabs: [{ value: ALL_TAB, label: ALL_TAB, count: allTabCount }, ...tabValues.map(([value, count]) => ({ value, label: value || 'none', count }))],
+    totalChecks,
+    counts: { all: counts.all, healthy: counts.healthy, unhealthy: counts.all - counts.healthy },
+    groupByOptions: groupByOptions({ pairs }),
+    tabByOptions: tabByOptions({ pairs }),
+    labelOptions: labelOptions({ pairs }),
     filterCount: activeFilterCount(params),
+  }
+}
+
+/** The list's question for Lookout's summary extension (contract/canary/summary-view.ts). */
+export function summaryViewRequest(params: HealthParams): SummaryViewRequest {
+  return {
+    hidePassing: params.hidePassing,
+    query: params.query.toLowerCase(),
+    labels: labelFilterSets(params.labels),
+    tabBy: params.tabBy,
+    tab: params.tab,
+    groupBy: effectiveGroupBy(params.groupBy) ?? NO_GROUPING,
+    sortBy: params.sortBy,
+    sortDesc: params.sortDesc,
+    page: params.page,
+    pageSize: params.pageSize,
+    expanded: params.expanded,
+  }
+}
+
+/**
+ * The HealthView from the embedded backend's answer: the backend filtered, counted, sorted and
+ * paged in SQL; rows are made here from its summary entries as `buildHealthView` makes them.
+ */
+export function viewFromAnswer(answer: SummaryViewAnswer, params: HealthParams): HealthView {
+  const tabTotal = answer.tabs.reduce((sum, [, count]) => sum + count, 0)
+  const activeTab = params.tab !== ALL_TAB && answer.tabs.some(([value]) => value === params.tab) ? params.tab : ALL_TAB
+  const expanded = new Set(params.expanded)
+  const rows = answer.rows.map((row): HealthRow => {
+    if (row.kind === 'check') return toCheckRow(row.check as CheckSummary)
+    const open = expanded.has(row.key)
+    return groupOf(row.key, row.stats, toCheckRow(row.first as CheckSummary), open, open ? row.children.map((child) => toCheckRow(child as CheckSummary)) : [])
+  })
+  return {
+    ...viewFrame(params, answer.counts, answer.labels, answer.tabs, tabTotal, answer.totalChecks),
+    activeTab,
+    rows,
+    totalRows: answer.totalRows,
+    pageCount: Math.max(1, Math.ceil(answer.totalRows / params.pageSize)),
+    page: answer.page,
   }
 }
 

@@ -159,9 +159,8 @@ const TIME = (key: string, expression: string) => MEMBER(key, `'"' || ${ISO(expr
  * json_strip_nulls wrote them, rows joined by ', ' as json_agg joins them. Labels go through
  * json_strip_nulls still: it drops null-valued labels and writes them compactly, as before.
  */
-export const SUMMARY_SQL = (order: 'ASC' | 'DESC', rawOnly: boolean) => `${rawOnly ? RAW_WINDOW_CTES : MIXED_WINDOW_CTES}
-SELECT coalesce('[' || string_agg(j.row, ', ' ORDER BY j.name ${order}, j.id) || ']', '[]') AS body FROM (
-SELECT c.name, c.id, '{' || concat_ws(',',
+/** One check's summary entry as JSON text, from `c`, `ca`, `cu`, `h`, `l`, `lp`, `lf` and `f` (ENTRY_JOINS). */
+export const ENTRY_JSON = `'{' || concat_ws(',',
   ${UUID('id', 'c.id')}, ${UUID('canary_id', 'c.canary_id')}, ${STRING('canary_name', 'ca.name')},
   ${STRING('canary_namespace', 'ca.namespace')}, ${UUID('agent_id', 'c.agent_id')}, ${STRING('name', 'c.name')},
   ${STRING('namespace', "coalesce(c.namespace, '')")}, ${STRING('type', 'c.type')}, ${STRING('status', "coalesce(c.status, '')")},
@@ -187,8 +186,14 @@ SELECT c.name, c.id, '{' || concat_ws(',',
       ORDER BY r.time DESC), '[]'::json)
     FROM (SELECT s.time, s.duration, s.status, s.invalid, s.message, s.error FROM check_statuses s
       WHERE s.check_id = c.id AND s.time > $1 AND s.time <= $4 ORDER BY s.time DESC LIMIT $11::integer) AS r))::text END`)}
-) || '}' AS row
-FROM checks c
+) || '}'`
+
+/** The canary labels merged with the check's own (the check's win), as the summary writes them. */
+export const MERGED_LABELS = `(coalesce(CASE WHEN jsonb_typeof(ca.labels) = 'object' THEN ca.labels END, '{}'::jsonb)
+    || coalesce(CASE WHEN jsonb_typeof(c.labels) = 'object' THEN c.labels END, '{}'::jsonb))`
+
+/** The checks of the summary (`c`, `ca`) with their counts (`h`), latency (`l`) and the exact last pass and failure (`lp`, `lf`). */
+export const ENTRY_JOINS = `FROM checks c
 JOIN canaries ca ON ca.id = c.canary_id
 LEFT JOIN checks_unlogged cu ON cu.check_id = c.id
 LEFT JOIN counts h ON h.check_id = c.id
@@ -203,12 +208,22 @@ LEFT JOIN LATERAL (
   ORDER BY s.time DESC LIMIT 1) AS lf ON true
 LEFT JOIN LATERAL (
   SELECT s.status, s.time, s.duration FROM check_statuses s
-  WHERE coalesce(h.total, 0) = 0 AND s.check_id = c.id AND s.time <= $4 ORDER BY s.time DESC LIMIT 1) AS f ON true
-WHERE (c.deleted_at IS NULL OR ($7::timestamptz IS NOT NULL AND c.deleted_at > $7::timestamptz))
-  AND ($8::jsonb = '{}'::jsonb OR (coalesce(CASE WHEN jsonb_typeof(ca.labels) = 'object' THEN ca.labels END, '{}'::jsonb)
-    || coalesce(CASE WHEN jsonb_typeof(c.labels) = 'object' THEN c.labels END, '{}'::jsonb)) @> $8::jsonb)
+  WHERE coalesce(h.total, 0) = 0 AND s.check_id = c.id AND s.time <= $4 ORDER BY s.time DESC LIMIT 1) AS f ON true`
+
+/** Which checks the summary lists (deleted ones only after DeleteFrom; Labels; one check; one canary). */
+export const ENTRY_FILTER = `(c.deleted_at IS NULL OR ($7::timestamptz IS NOT NULL AND c.deleted_at > $7::timestamptz))
+  AND ($8::jsonb = '{}'::jsonb OR ${MERGED_LABELS} @> $8::jsonb)
   AND ($9::uuid IS NULL OR c.id = $9::uuid)
-  AND ($10::uuid IS NULL OR c.canary_id = $10::uuid)
+  AND ($10::uuid IS NULL OR c.canary_id = $10::uuid)`
+
+/** The counts and latency CTEs (WITH …) for a window: raw runs only, or rollups with raw ends. */
+export const WINDOW_CTES = (rawOnly: boolean) => (rawOnly ? RAW_WINDOW_CTES : MIXED_WINDOW_CTES)
+
+export const SUMMARY_SQL = (order: 'ASC' | 'DESC', rawOnly: boolean) => `${WINDOW_CTES(rawOnly)}
+SELECT coalesce('[' || string_agg(j.row, ', ' ORDER BY j.name ${order}, j.id) || ']', '[]') AS body FROM (
+SELECT c.name, c.id, ${ENTRY_JSON} AS row
+${ENTRY_JOINS}
+WHERE ${ENTRY_FILTER}
 ) AS j`
 
 /**
@@ -219,20 +234,34 @@ WHERE (c.deleted_at IS NULL OR ($7::timestamptz IS NOT NULL AND c.deleted_at > $
  * times more than the query itself.
  */
 export async function getChecksSummaryJson(db: Db, query: SummaryQuery = {}): Promise<string> {
+  const { rawOnly, params } = summaryParams(query)
+  const { rows } = await db.transaction(async (tx) => {
+    await tx.query(SUMMARY_SETTINGS)
+    return tx.query<{ body: string }>(SUMMARY_SQL(query.sortBy === '-name' ? 'DESC' : 'ASC', rawOnly), params)
+  })
+  return rows[0]?.body ?? '[]'
+}
+
+/**
+ * Transaction-local settings of every summary statement: the plan's cost estimate crosses
+ * jit_above_cost at a few thousand checks, and compiling it costs more than the query itself;
+ * the grouped passes fit in memory at 10,000 checks.
+ */
+export const SUMMARY_SETTINGS = `SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`
+
+/** $1–$12 of SUMMARY_SQL (and of the list's statement, which adds its own after them). */
+export function summaryParams(query: SummaryQuery): { rawOnly: boolean; params: unknown[] } {
   const end = query.end ?? new Date()
   const start = query.start ?? new Date(end.getTime() - HOUR_MS)
   const window = summaryWindow(start, end)
-  const { rows } = await db.transaction(async (tx) => {
-    // The plan's cost estimate crosses jit_above_cost at a few thousand checks, and compiling
-    // it costs more than the query itself; the grouped passes fit in memory at 10,000 checks.
-    await tx.query(`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true)`)
-    return tx.query<{ body: string }>(SUMMARY_SQL(query.sortBy === '-name' ? 'DESC' : 'ASC', window.hourFrom.getTime() === window.end.getTime()), [
+  return {
+    rawOnly: window.hourFrom.getTime() === window.end.getTime(),
+    params: [
       window.start, window.hourFrom, window.hourTo, window.end, window.dayFrom, window.dayTo,
       query.deleteFrom ?? null, JSON.stringify(query.labels ?? {}), query.checkId ?? null, query.canaryId ?? null,
       query.includeStatuses ? Math.max(1, query.statusLimit ?? 50) : 0, query.includeMessages ?? true,
-    ])
-  })
-  return rows[0]?.body ?? '[]'
+    ],
+  }
 }
 
 /**
@@ -245,11 +274,16 @@ export async function getChecksSummaryJson(db: Db, query: SummaryQuery = {}): Pr
 const summariesInFlight = new WeakMap<Db, Map<string, Promise<string>>>()
 
 export function getSharedChecksSummaryJson(db: Db, key: string, query: SummaryQuery): Promise<string> {
+  return sharedSummaryComputation(db, key, () => getChecksSummaryJson(db, query))
+}
+
+/** The guard itself, for any summary-shaped answer (`key` must name the question whole). */
+export function sharedSummaryComputation(db: Db, key: string, compute: () => Promise<string>): Promise<string> {
   let running = summariesInFlight.get(db)
   if (!running) summariesInFlight.set(db, (running = new Map()))
   const existing = running.get(key)
   if (existing) return existing
-  const body = getChecksSummaryJson(db, query)
+  const body = compute()
   running.set(key, body)
   const settle = () => {
     if (running.get(key) === body) running.delete(key)

@@ -7,7 +7,9 @@ import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import { execRefusal, holdsExec, processParts, subjectOf } from '#server/backend/rbac/exec-permission.ts'
 import { CanaryValidationError, parseCanaryObject, parseCanaryText, toCanaryDocument, type CanaryInput } from '#contract/canary/canary-document.ts'
 import { applyCanary, deleteCanary, findCanary, listCanaries, type CanaryRecord } from './canary-store.ts'
-import { getCheckGraph, getChecksSummaryJson, getSharedChecksSummaryJson, parseTimeParam, SummaryInputError } from './canary-summary.ts'
+import { getCheckGraph, getChecksSummaryJson, getSharedChecksSummaryJson, parseTimeParam, sharedSummaryComputation, SummaryInputError } from './canary-summary.ts'
+import { SUMMARY_VIEW_PARAM } from '#contract/canary/summary-view.ts'
+import { getSummaryViewJson, parseSummaryView } from './summary-view.ts'
 import { getTopology } from './canary-topology.ts'
 import { createCheckEngine, type CheckEngine } from './check-engine.ts'
 import { isUuid } from '#contract/uuid.ts'
@@ -149,14 +151,25 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
     const startText = bodyKey(source, 'start') ?? bodyKey(source, 'since')
     const endText = bodyKey(source, 'end') ?? bodyKey(source, 'until')
     const key = JSON.stringify([bodyKey(source, 'Labels'), deleteFrom, bodyKey(source, 'SortBy'), startText, endText, bodyKey(source, 'includeStatuses') ?? bodyKey(source, 'checkStatuses')])
-    const rows = await getSharedChecksSummaryJson(db, key, {
+    const query = {
       labels: labelsOf(bodyKey(source, 'Labels')),
       deleteFrom: deleteFromDate,
       sortBy: firstString(bodyKey(source, 'SortBy')),
       start: parseTimeParam(startText, now, 'start'),
       end: parseTimeParam(endText, now, 'end'),
       includeStatuses: String(bodyKey(source, 'includeStatuses') ?? bodyKey(source, 'checkStatuses') ?? '') === 'true',
-    })
+    }
+    // Lookout's extension (contract/canary/summary-view.ts): the /health list's page and counts
+    // instead of every entry. Only a GET carries it; the reference answers are unchanged without it.
+    const viewText = req.method === 'GET' ? firstString(req.query[SUMMARY_VIEW_PARAM]) : undefined
+    if (viewText !== undefined) {
+      const view = parseSummaryView(viewText)
+      const body = await sharedSummaryComputation(db, `${key}|view|${viewText}`, () => getSummaryViewJson(db, query, view))
+      const duration = Date.now() - started
+      sendJsonText(res, [['runnerName', '"local"'], ['duration', duration > 0 ? String(duration) : null], [SUMMARY_VIEW_PARAM, body]])
+      return
+    }
+    const rows = await getSharedChecksSummaryJson(db, key, query)
     const duration = Date.now() - started
     sendJsonText(res, [['runnerName', '"local"'], ['duration', duration > 0 ? String(duration) : null], ['checks_summary', rows === '[]' ? null : rows]])
   }
