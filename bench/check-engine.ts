@@ -6,6 +6,8 @@
  *   npx tsx bench/check-engine.ts                 (PostgreSQL server if reachable, else PGlite)
  *   BENCH_ENGINE=pglite|postgres BENCH_CHECKS=10000 BENCH_SLIP_SECONDS=35 BENCH_LOAD_SECONDS=35
  *   BENCH_CONCURRENCY=200 BENCH_PAGE_READERS=2
+ *   BENCH_DATA_DIR=<dir>                          (PGlite on disk, as `npm start` keeps it; default in memory)
+ *   BENCH_CPU_PROFILE=<file.cpuprofile>           (a V8 CPU profile of the first wave only)
  *
  * Three phases:
  *  1. first wave (all checks due at once): executions/s in wall time and per CPU second of the
@@ -22,7 +24,10 @@
  * exits 1 when a target is missed.
  */
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import { loadavg } from 'node:os'
+import path from 'node:path'
 import { pino } from 'pino'
 import { createPGliteDb, createPostgresDb, type Db } from '../server/db/client.ts'
 import { migrate } from '../server/db/migrate.ts'
@@ -75,8 +80,17 @@ async function openDb(): Promise<{ db: Db; engine: string; url?: string; drop():
       },
     }
   }
-  const db = await createPGliteDb(undefined)
-  return { db, engine: 'pglite', drop: () => db.close() }
+  // On disk when asked: the server's own setup (NODEFS, every commit written through); in memory otherwise.
+  const dataDir = process.env.BENCH_DATA_DIR ? mkdtempSync(path.join(process.env.BENCH_DATA_DIR, 'lookout-bench-engine-')) : undefined
+  const db = await createPGliteDb(dataDir)
+  return {
+    db,
+    engine: dataDir ? 'pglite (on disk)' : 'pglite (in memory)',
+    async drop() {
+      await db.close()
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
 }
 
 function percentile(sorted: number[], q: number): number {
@@ -135,6 +149,22 @@ function slipsSince(engine: CheckEngine, before: number): number[] {
   return stats.slipsMs.slice(-Math.min(stats.slipsMs.length, stats.slipCount - before)).sort((a, b) => a - b)
 }
 
+/** A V8 CPU profile of whatever runs until the returned stop() (BENCH_CPU_PROFILE), or nothing. */
+async function profileWindow(file: string | undefined): Promise<() => Promise<void>> {
+  if (!file) return async () => undefined
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.setSamplingInterval', { interval: 500 })
+  await session.post('Profiler.start')
+  return async () => {
+    const { profile } = await session.post('Profiler.stop')
+    writeFileSync(path.resolve(file), JSON.stringify(profile))
+    session.disconnect()
+    console.log(`CPU profile of the first wave: ${path.resolve(file)}`)
+  }
+}
+
 const cpuSecondsSince = (start: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(start)
   return (used.user + used.system) / 1e6
@@ -165,12 +195,14 @@ async function main(): Promise<void> {
   // rss() alone: memoryUsage() also walks the heap, which this process would pay as engine CPU.
   const rssTimer = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage.rss()) }, 200)
   const engine = createCheckEngine({ db, logger, concurrency: CONCURRENCY, leaseMs: 60_000, pollIntervalMs: 250 })
+  const stopProfile = await profileWindow(process.env.BENCH_CPU_PROFILE)
   const cpuStart = process.cpuUsage()
   const wallStart = performance.now()
   await engine.start()
   while (engine.stats().executed < CHECKS) await sleep(20)
   const wallSeconds = (performance.now() - wallStart) / 1000
   const cpuSeconds = cpuSecondsSince(cpuStart)
+  await stopProfile()
   const perCpuSecond = CHECKS / cpuSeconds
   const burst = engine.stats()
   console.log(`first wave: ${CHECKS} executions in ${wallSeconds.toFixed(2)} s wall = ${(CHECKS / wallSeconds).toFixed(0)}/s; ` +

@@ -159,21 +159,27 @@ const SPARSE_SLOTS = ((HISTORY_DAYS - DENSE_DAYS) * DAY) / (4 * FIFTEEN_MINUTES)
 
 /**
  * The hourly and daily rollups of the runs just inserted, built from the insert's own RETURNING
- * rows (no second scan of check_statuses) with the buckets and figures migration 0140's trigger
- * writes: UTC hours and days, the mean duration rounded, passed and failed counted.
+ * rows (no second scan of check_statuses) with the buckets and figures the rollup trigger
+ * writes (migrations 0140, 0210, 0250): UTC hours and days, the mean duration rounded, passed and
+ * failed counted, an hour's exact nearest-rank p99/p97/p95 and a day's run-weighted mean of its
+ * hours' percentiles.
  */
 const ROLLUPS_OF_INSERTED = `, hourly AS (
        SELECT check_id, date_trunc('hour', time, 'UTC') AS bucket, sum(duration) AS duration_sum, count(*) AS total,
-              count(*) FILTER (WHERE status) AS passed, count(*) FILTER (WHERE NOT status) AS failed
+              count(*) FILTER (WHERE status) AS passed, count(*) FILTER (WHERE NOT status) AS failed,
+              percentile_disc(ARRAY[0.99, 0.97, 0.95]) WITHIN GROUP (ORDER BY duration) AS p
        FROM inserted GROUP BY 1, 2
      ), hourly_written AS (
-       INSERT INTO check_statuses_1h (check_id, created_at, duration, total, passed, failed)
-       SELECT check_id, bucket, round(duration_sum::numeric / total)::integer, total, passed, failed FROM hourly
+       INSERT INTO check_statuses_1h (check_id, created_at, duration, total, passed, failed, p99, p97, p95)
+       SELECT check_id, bucket, round(duration_sum::numeric / total)::integer, total, passed, failed, p[1], p[2], p[3] FROM hourly
        RETURNING 1
      ), daily_written AS (
-       INSERT INTO check_statuses_1d (check_id, created_at, duration, total, passed, failed)
+       INSERT INTO check_statuses_1d (check_id, created_at, duration, total, passed, failed, p99, p97, p95)
        SELECT check_id, date_trunc('day', bucket, 'UTC'), round(sum(duration_sum)::numeric / sum(total))::integer,
-              sum(total), sum(passed), sum(failed)
+              sum(total), sum(passed), sum(failed),
+              round(sum(p[1]::numeric * total) FILTER (WHERE p[1] IS NOT NULL) / nullif(sum(total) FILTER (WHERE p[1] IS NOT NULL), 0))::integer,
+              round(sum(p[2]::numeric * total) FILTER (WHERE p[2] IS NOT NULL) / nullif(sum(total) FILTER (WHERE p[2] IS NOT NULL), 0))::integer,
+              round(sum(p[3]::numeric * total) FILTER (WHERE p[3] IS NOT NULL) / nullif(sum(total) FILTER (WHERE p[3] IS NOT NULL), 0))::integer
        FROM hourly GROUP BY 1, 2
        RETURNING 1
      )

@@ -170,6 +170,28 @@ describe('seedDemoData', () => {
       expect(differing, table).toBe(0)
       expect(summary.counts[table]).toBe(await scalar<number>(db, `SELECT count(*)::int FROM ${table}`))
     }
+    // Latency percentiles as the trigger keeps them (0210): an hour's exact nearest-rank values,
+    // a day's run-weighted mean of its hours'.
+    const percentilesOff = await scalar<number>(
+      db,
+      `WITH hours AS (
+         SELECT check_id, date_trunc('hour', time, 'UTC') AS created_at, count(*) AS total,
+                percentile_disc(ARRAY[0.99, 0.97, 0.95]) WITHIN GROUP (ORDER BY duration) AS p
+         FROM check_statuses GROUP BY 1, 2
+       ), days AS (
+         SELECT check_id, date_trunc('day', created_at, 'UTC') AS created_at,
+                round(sum(p[1]::numeric * total) / sum(total))::integer AS p99,
+                round(sum(p[2]::numeric * total) / sum(total))::integer AS p97,
+                round(sum(p[3]::numeric * total) / sum(total))::integer AS p95
+         FROM hours GROUP BY 1, 2
+       )
+       SELECT (SELECT count(*) FROM hours h LEFT JOIN check_statuses_1h r USING (check_id, created_at)
+               WHERE (r.p99, r.p97, r.p95) IS DISTINCT FROM (h.p[1], h.p[2], h.p[3]))
+            + (SELECT count(*) FROM days d LEFT JOIN check_statuses_1d r USING (check_id, created_at)
+               WHERE (r.p99, r.p97, r.p95) IS DISTINCT FROM (d.p99, d.p97, d.p95))`,
+    )
+    expect(percentilesOff).toBe(0)
+    expect(await scalar<number>(db, 'SELECT count(*)::int FROM check_statuses_1h WHERE p99 IS NULL')).toBe(0)
     // The foreign keys the seed may skip checking for its bulk insert hold.
     for (const table of ['check_statuses', 'check_statuses_1h', 'check_statuses_1d']) {
       expect(await scalar<number>(db, `SELECT count(*)::int FROM ${table} s WHERE NOT EXISTS (SELECT 1 FROM checks c WHERE c.id = s.check_id)`), table).toBe(0)
