@@ -1,5 +1,8 @@
 import { z } from 'zod'
-import { FEATURE_PARENTS, FEATURES, getSwitchedOffNames, isFeatureDisabled, type Feature, type Property } from './features.ts'
+import { FEATURES } from './features.ts'
+import { PROPERTY_NAME_PATTERN } from './feature-flag-form-shapes.ts'
+
+export * from './feature-flag-form-shapes.ts'
 
 /**
  * The feature flags screen (spec 000 §9, 002 §3/§4): properties are `{name, value}` pairs, and a
@@ -7,15 +10,6 @@ import { FEATURE_PARENTS, FEATURES, getSwitchedOffNames, isFeatureDisabled, type
  * screen's forms accept and what its feature list shows, pure so the route, its component and
  * the tests share one definition.
  */
-
-export const DISABLE_SUFFIX = '.disable'
-
-/**
- * Property names as the platform uses them: dotted words (`incidents.disable`,
- * `access_token.default_expiry`). `/` and `-` are escaped because the browser compiles the
- * native `pattern` with the `v` flag, where they must be.
- */
-export const PROPERTY_NAME_PATTERN = new RegExp(String.raw`^[A-Za-z0-9_][A-Za-z0-9_.:\/\-]*$`)
 
 const propertyName = z
   .string({ required_error: 'Name is required' })
@@ -57,65 +51,4 @@ export type FeatureFlagsSearch = z.infer<typeof FeatureFlagsSearchSchema>
 
 export function parseFeatureFlagsSearch(search: URLSearchParams): FeatureFlagsSearch {
   return FeatureFlagsSearchSchema.parse({ dialog: search.get('dialog') ?? undefined, name: search.get('name') ?? undefined })
-}
-
-/** A property as the screen lists it: `source` is `db` (editable here) or the server's own (`local`). */
-export type PropertyRow = { name: string; value: string; source: string; description: string }
-
-export function isEditable(row: Pick<PropertyRow, 'source'>): boolean {
-  return row.source === '' || row.source === 'db'
-}
-
-/**
- * One line of the feature list. `state`: `enabled`; `disabled` by its own flag; `inherited`
- * when only an ancestor's flag switches it off. `isLocked` when the flag comes from the server's
- * process (a database row could not override it, so the screen offers no toggle).
- */
-export type FeatureRow = {
-  feature: Feature
-  flag: string
-  parent: Feature | null
-  depth: number
-  isOwnFlagSet: boolean
-  state: 'enabled' | 'disabled' | 'inherited'
-  disabledBy: Feature | null
-  isLocked: boolean
-}
-
-function ancestorsOf(feature: Feature): Feature[] {
-  const chain: Feature[] = []
-  let current = FEATURE_PARENTS[feature]
-  while (current && !chain.includes(current)) {
-    chain.push(current)
-    current = FEATURE_PARENTS[current]
-  }
-  return chain
-}
-
-/** Every known feature, each parent followed by its children, with its switch state. */
-export function buildFeatureRows(properties: readonly PropertyRow[]): FeatureRow[] {
-  const switchedOff = getSwitchedOffNames(properties as readonly Property[])
-  const locked = new Set(properties.filter((row) => !isEditable(row)).map((row) => row.name))
-  const rowOf = (feature: Feature): FeatureRow => {
-    const ancestors = ancestorsOf(feature)
-    const isOwnFlagSet = switchedOff.has(feature)
-    const disabledBy = ancestors.find((ancestor) => switchedOff.has(ancestor)) ?? null
-    return {
-      feature,
-      flag: `${feature}${DISABLE_SUFFIX}`,
-      parent: FEATURE_PARENTS[feature] ?? null,
-      depth: ancestors.length,
-      isOwnFlagSet,
-      state: isOwnFlagSet ? 'disabled' : isFeatureDisabled(feature, switchedOff) ? 'inherited' : 'enabled',
-      disabledBy,
-      isLocked: locked.has(`${feature}${DISABLE_SUFFIX}`),
-    }
-  }
-  const rows: FeatureRow[] = []
-  const visit = (feature: Feature) => {
-    rows.push(rowOf(feature))
-    for (const child of FEATURES.filter((candidate) => FEATURE_PARENTS[candidate] === feature)) visit(child)
-  }
-  for (const feature of FEATURES) if (!FEATURE_PARENTS[feature]) visit(feature)
-  return rows
 }

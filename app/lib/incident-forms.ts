@@ -17,16 +17,14 @@ import {
   type IncidentSeverityValue,
   type LinkPlan,
 } from './incidents.ts'
+import { TITLE_MAX, type LinkFormFields } from './incident-form-shapes.ts'
 
 /**
  * The incident screens' form schemas (spec 001 §5 messages, verbatim). Each form has one
- * schema; the route's action parses it with `parseWithZod` and the browser runs the same one
- * in `onValidate` and gets its native constraints from `getZodConstraint`. They live here
- * rather than in the routes because components (the hypothesis tree, the link dialog) render
- * these forms too, and components never import routes.
+ * schema; the route's action parses it with `parseWithZod`. Only actions (and tests) import this
+ * module: pages render the forms from `incident-form-shapes.ts`, the same constraints without zod
+ * (decision 016).
  */
-
-const TITLE_MAX = 500
 
 function requiredText(message: string, max?: number) {
   const text = z.string({ required_error: message }).trim().min(1, message)
@@ -170,21 +168,9 @@ export const LinkSchema = z
     }
   })
 export type LinkValue = z.infer<typeof LinkSchema>
-/** The link form's fields as the browser sends them. */
-export type LinkFormFields = {
-  incident: string
-  incident_title: string
-  incident_type: string
-  severity: string
-  hypothesis: string
-  hypothesis_title: string
-  note: string
-}
+export type { LinkFormFields }
 
-/**
- * Native constraints for the link form: each branch's own fields are required, since only
- * the chosen branch's fields are on screen (a union's merged constraints would drop them).
- */
+/** The link form's native constraints from its schemas: what `LinkShape` (incident-form-shapes.ts) must equal. */
 export function getLinkConstraint() {
   return { ...getZodConstraint(ExistingIncidentLinkSchema), ...getZodConstraint(NewIncidentLinkSchema) }
 }

@@ -1,6 +1,6 @@
 import { ROLE_MATRIX } from '#contract/role-matrix.ts'
 import { hasAccess, isAdmin, type SessionInfo } from './access.ts'
-import { ROLE_SUBJECTS } from './permissions-form.ts'
+import { ROLE_SUBJECTS } from './role-subjects.ts'
 
 /**
  * Roles this session could give someone: every area the role reads or writes must be one the

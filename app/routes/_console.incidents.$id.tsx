@@ -15,7 +15,8 @@ import { Toast } from '#app/components/toast.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
-import { CommentSchema, IncidentActionSchema, IncidentDetailsSchema, AddResponderSchema, StatusChangeSchema, type IncidentAction } from '#app/lib/incident-forms.ts'
+import { AddResponderShape, CommentShape, IncidentDetailsShape, StatusChangeShape } from '#app/lib/incident-form-shapes.ts'
+import { IncidentActionSchema, type IncidentAction } from '#app/lib/incident-forms.ts'
 import { buildTimeline, INCIDENT_STATUSES, isUuid, labelOf } from '#app/lib/incidents.ts'
 import {
   addComment,
@@ -205,7 +206,7 @@ export default function IncidentDetailRoute() {
 const KNOWN_FORMS = new Set(['status', 'details', 'add-responder', 'remove-responder', 'add-hypothesis', 'hypothesis-status', 'evidence-dod', 'evidence-done', 'comment'])
 
 function StatusForm({ status, result }: { status: string; result: SubmissionResult | undefined }) {
-  const [form, fields] = useSchemaForm(StatusChangeSchema, {
+  const [form, fields] = useSchemaForm(StatusChangeShape, {
     id: 'incident-status',
     lastResult: result,
     defaultValue: { status },
@@ -241,7 +242,7 @@ function DetailsForm({
   people: Array<{ id: string; name: string }>
   result: SubmissionResult | undefined
 }) {
-  const [form, fields] = useSchemaForm(IncidentDetailsSchema, {
+  const [form, fields] = useSchemaForm(IncidentDetailsShape, {
     id: 'incident-details',
     lastResult: result,
     defaultValue: {
@@ -250,9 +251,6 @@ function DetailsForm({
       commander_id: incident.commander_id ?? '',
       communicator_id: incident.communicator_id ?? '',
     },
-    // Errors clear as the field is corrected, not on blur: a blur that removes an error line
-    // moves the submit button under the pointer and swallows the click that caused it.
-    shouldRevalidate: 'onInput',
   })
   const personOptions = people.map((p) => ({ value: p.id, label: p.name }))
   return (
@@ -340,7 +338,7 @@ function RespondersPanel({
 }
 
 function AddResponderForm({ people, teams, result }: { people: Array<{ id: string; name: string }>; teams: Array<{ id: string; name: string }>; result: SubmissionResult | undefined }) {
-  const [form, fields] = useSchemaForm(AddResponderSchema, {
+  const [form, fields] = useSchemaForm(AddResponderShape, {
     id: 'add-responder',
     lastResult: result,
   })
@@ -402,12 +400,9 @@ function CommentsPanel({ comments, canWrite, result }: { comments: Detail['comme
 }
 
 function CommentForm({ result }: { result: SubmissionResult | undefined }) {
-  const [form, fields] = useSchemaForm(CommentSchema, {
+  const [form, fields] = useSchemaForm(CommentShape, {
     id: 'comment',
     lastResult: result,
-    // Errors clear as the field is corrected, not on blur: a blur that removes an error line
-    // moves the submit button under the pointer and swallows the click that caused it.
-    shouldRevalidate: 'onInput',
   })
   const { key: _key, ...commentProps } = getTextareaProps(fields.comment)
   return (

@@ -27,6 +27,7 @@ import {
   labelOf,
   parseIncidentListParams,
 } from '#app/lib/incidents.ts'
+import { CreateIncidentShape } from '#app/lib/incident-form-shapes.ts'
 import { CreateIncidentSchema } from '#app/lib/incident-forms.ts'
 import { createIncident, getWriteErrorMessage, listIncidents, listPeople, type IncidentSummaryRow } from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
@@ -204,13 +205,10 @@ function FilterSelect({ name, label, value, options }: { name: string; label: st
 function CreateIncidentDialog({ result, action, closeTo }: { result: SubmissionResult | undefined; action: string; closeTo: string }) {
   const navigation = useNavigation()
   const isCreating = navigation.state !== 'idle' && navigation.formMethod?.toLowerCase() === 'post'
-  const [form, fields] = useSchemaForm(CreateIncidentSchema, {
+  const [form, fields] = useSchemaForm(CreateIncidentShape, {
     id: 'create-incident',
     lastResult: result,
     defaultValue: { status: 'open' },
-    // Errors clear as the field is corrected, not on blur: a blur that removes an error line
-    // moves the submit button under the pointer and swallows the click that caused it.
-    shouldRevalidate: 'onInput',
   })
   const { key: _key, ...description } = getTextareaProps(fields.description)
   return (

@@ -14,6 +14,7 @@ import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { UrlDialog } from '#app/components/ui/dialog.tsx'
 import { evidenceTargetFields, getDefaultHypothesis, isUuid, LINK_SUCCESS, NEW_OPTION, parseEvidenceTarget, safeReturnTo } from '#app/lib/incidents.ts'
+import { ChooseIncidentShape } from '#app/lib/incident-form-shapes.ts'
 import { ChooseIncidentSchema } from '#app/lib/incident-forms.ts'
 import { getIncidentOption, getLinkActionSchema, listHypothesisOptions, searchIncidentOptions } from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
@@ -79,13 +80,10 @@ export default function LinkToIncidentRoute() {
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
   const fields = evidenceTargetFields(target)
   const closeTo = returnTo || '/incidents'
-  const [stepForm, stepFields] = useSchemaForm(ChooseIncidentSchema, {
+  const [stepForm, stepFields] = useSchemaForm(ChooseIncidentShape, {
     id: 'link-incident-step',
     lastResult: actionData?.step === 'choose' ? actionData.result : undefined,
     defaultValue: { incident, q: query },
-    // Errors clear as a choice is made, not on blur: a blur that removes the error line moves the
-    // button under the pointer and swallows the click that caused it.
-    shouldRevalidate: 'onInput',
   })
   const hidden = (
     <>

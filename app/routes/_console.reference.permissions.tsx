@@ -9,7 +9,7 @@ import {
   RESOURCE_KIND_LABELS,
   RESOURCE_KINDS,
   ROLE_SUBJECTS,
-} from '#app/lib/permissions-form.ts'
+} from '#app/lib/permissions-form-shapes.ts'
 import { documentTitle, type RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess } from '#app/lib/session.server.ts'
 import { AREAS, ROLE_MATRIX, ROLES } from '#contract/role-matrix.ts'

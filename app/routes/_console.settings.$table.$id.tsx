@@ -1,4 +1,5 @@
 import type { SubmissionResult } from '@conform-to/react'
+import { parseResourceSearch, type ResourceSearch } from '#app/lib/resource-search.ts'
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
@@ -51,34 +52,6 @@ const NEW_ID = 'new'
  * Code tab (always, for the custom type). Other kinds start in the YAML editor.
  */
 type CheckPicker = { step: 'grid' } | { step: 'form' | 'code'; type: string }
-
-/**
- * This page's search parameters: the tab, the job history page and open job, and the new
- * health check's type and view. An unknown or bad value falls back to its default.
- */
-const ResourceSearchSchema = z.object({
-  tab: z.enum(['spec', 'jobs']).catch('spec'),
-  page: z.coerce.number().int().min(1).max(10_000).catch(1),
-  job: z.string().max(200).nullable().catch(null),
-  jobTab: z.string().max(100).nullable().catch(null),
-  type: z.string().max(100).nullable().catch(null),
-  view: z.enum(['form', 'code']).nullable().catch(null),
-  dialog: z.enum(['delete']).nullable().catch(null),
-})
-type ResourceSearch = z.infer<typeof ResourceSearchSchema>
-
-function parseResourceSearch(url: URL): ResourceSearch {
-  const value = (name: string) => url.searchParams.get(name)
-  return ResourceSearchSchema.parse({
-    tab: value('tab') ?? undefined,
-    page: value('page') ?? undefined,
-    job: value('job'),
-    jobTab: value('jobTab'),
-    type: value('type'),
-    view: value('view'),
-    dialog: value('dialog'),
-  })
-}
 
 function checkPickerOf(kind: ResourceKind, search: ResourceSearch): CheckPicker | null {
   if (kind.table !== 'canaries') return null

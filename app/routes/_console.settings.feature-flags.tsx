@@ -16,16 +16,8 @@ import { Pencil, Trash2 } from '#app/components/ui/icons.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess, isAdmin, type SessionInfo } from '#app/lib/access.ts'
 import { cn } from '#app/lib/cn.ts'
-import {
-  buildFeatureRows,
-  CreatePropertySchema,
-  FeatureFlagsActionSchema,
-  isEditable,
-  parseFeatureFlagsSearch,
-  UpdatePropertySchema,
-  type FeatureRow,
-  type PropertyRow,
-} from '#app/lib/feature-flag-forms.ts'
+import { buildFeatureRows, isEditable, PropertyShape, type FeatureRow, type PropertyRow } from '#app/lib/feature-flag-form-shapes.ts'
+import { FeatureFlagsActionSchema, parseFeatureFlagsSearch } from '#app/lib/feature-flag-forms.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import { createProperty, deleteProperty, listProperties, PropertyConflict, setFeatureDisabled, updateProperty } from '#app/lib/properties.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
@@ -164,9 +156,7 @@ function PropertyRowActions({ row }: { row: PropertyRow }) {
 function PropertyDialog({ mode, lastResult, property }: { mode: 'create' | 'update'; lastResult: SubmissionResult<string[]> | undefined; property?: { name: string; value: string } }) {
   const navigation = useNavigation()
   const saving = navigation.state === 'submitting' && navigation.formData?.get('intent') === mode
-  const schema = mode === 'create' ? CreatePropertySchema : UpdatePropertySchema
-  // onInput: an error line vanishing on blur would move the Save button under the pointer.
-  const [form, fields] = useSchemaForm(schema, { id: `property-${mode}`, lastResult, defaultValue: property ?? {}, shouldRevalidate: 'onInput' })
+  const [form, fields] = useSchemaForm(PropertyShape, { id: `property-${mode}`, lastResult, defaultValue: property ?? {} })
   const action = mode === 'create' ? `${PAGE}?dialog=add` : `${PAGE}?dialog=edit&name=${encodeURIComponent(property?.name ?? '')}`
   return (
     <Modal title={mode === 'create' ? 'Add property' : 'Edit property'} closeTo={PAGE} size="very-small" expandable={false} testId="property-dialog">

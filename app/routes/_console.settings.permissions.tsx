@@ -22,15 +22,14 @@ import {
   updatePermission,
   type PermissionSummaryRow,
 } from '#app/lib/permissions.server.ts'
+import { PermissionActionSchema, parsePermissionsSearch } from '#app/lib/permissions-form.ts'
 import {
   PERMISSION_PAGE_SIZES,
-  PermissionActionSchema,
-  parsePermissionsSearch,
   permissionToFormDefault,
   toPermissionPayload,
   type PermissionChoices,
   type PermissionFormInput,
-} from '#app/lib/permissions-form.ts'
+} from '#app/lib/permissions-form-shapes.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 

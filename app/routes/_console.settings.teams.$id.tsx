@@ -4,7 +4,8 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { z } from 'zod'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
-import { AddMembersSchema, memberRemovedMessage, membersAddedMessage, TeamActionSchema, TeamSpecSchema, type TeamAction } from '#app/components/access/team-form.ts'
+import { AddMembersShape, TeamSpecShape } from '#app/components/access/access-form-shapes.ts'
+import { memberRemovedMessage, membersAddedMessage, TeamActionSchema, type TeamAction } from '#app/components/access/team-form.ts'
 import { ConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
 import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
 import { DateTime } from '#app/components/date-time.tsx'
@@ -19,6 +20,7 @@ import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
+import { parseTeamSearch } from '#app/lib/team-search.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { cn } from '#app/lib/cn.ts'
 import { GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
@@ -51,16 +53,6 @@ const TABS = [
   { id: 'members', label: 'Members' },
   { id: 'jobs', label: 'Job History' },
 ] as const
-
-/** The page's search parameters: its tab and open dialog; a bad value falls back to the default. */
-const TeamSearchSchema = z.object({
-  tab: z.enum(['spec', 'members', 'jobs']).catch('spec'),
-  dialog: z.enum(['add-members', 'delete']).nullable().catch(null),
-})
-
-function parseTeamSearch(params: URLSearchParams): z.infer<typeof TeamSearchSchema> {
-  return TeamSearchSchema.parse({ tab: params.get('tab') ?? undefined, dialog: params.get('dialog') })
-}
 
 function failure(error: unknown): string {
   if (error instanceof GatewayError) return error.message
@@ -224,11 +216,9 @@ export default function TeamRoute() {
 function SpecForm({ team, editable, lastResult }: { team: Team; editable: boolean; lastResult: SubmissionResult<string[]> | undefined }) {
   const navigation = useNavigation()
   const saving = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'save'
-  const [form, fields] = useSchemaForm(TeamSpecSchema, {
+  const [form, fields] = useSchemaForm(TeamSpecShape, {
     id: 'team-spec',
     lastResult,
-    // Errors sit above the Save button: revalidating on blur would move it from under the click.
-    shouldRevalidate: 'onInput',
     defaultValue: { icon: team.icon ?? '', spec: JSON.stringify(team.spec ?? {}, null, 2) },
   })
   const { key: specKey, ...specProps } = getTextareaProps(fields.spec)
@@ -327,7 +317,7 @@ function MembersTab({ members, canWrite }: { members: TeamPerson[]; canWrite: bo
 function AddMembersDialog({ teamId, candidates, lastResult }: { teamId: string; candidates: TeamPerson[]; lastResult: SubmissionResult<string[]> | undefined }) {
   const navigation = useNavigation()
   const adding = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'add-members'
-  const [form, fields] = useSchemaForm(AddMembersSchema, { id: 'add-members', lastResult, shouldRevalidate: 'onInput' })
+  const [form, fields] = useSchemaForm(AddMembersShape, { id: 'add-members', lastResult })
   const options = getCollectionProps(fields.person_id, { type: 'checkbox', options: candidates.map((person) => person.id) })
   return (
     <Modal title="Add Members" closeTo="?tab=members" size="very-small" expandable={false} testId="add-members-dialog">

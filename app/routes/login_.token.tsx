@@ -11,6 +11,8 @@ import { Field } from '#app/components/forms.tsx'
 import { Alert, AlertDescription } from '#app/components/ui/alert.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
+import { LoginSchema } from '#app/lib/login-form.ts'
+import { LoginShape } from '#app/lib/login-shape.ts'
 import { apiFetch, GatewayError } from '#app/lib/gateway.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
@@ -18,10 +20,6 @@ export const handle = { title: 'Sign in with an access token' } satisfies RouteH
 
 export const INVALID_TOKEN_MESSAGE = 'Invalid access token'
 
-export const LoginSchema = z.object({
-  token: z.string({ required_error: 'Access token is required' }).trim().min(1, 'Access token is required'),
-  returnTo: z.string().optional(),
-})
 
 /** Only same-site relative paths; never back to the sign-in screen itself. */
 function getReturnTo(value: string | null | undefined): string {
@@ -92,12 +90,9 @@ export default function LoginRoute() {
   const actionData = useActionData<typeof action>()
   const navigation = useNavigation()
   const isSubmitting = navigation.state === 'submitting' && navigation.formAction?.startsWith('/login/token') === true
-  const [form, fields] = useSchemaForm(LoginSchema, {
+  const [form, fields] = useSchemaForm(LoginShape, {
     id: 'login',
     lastResult: actionData?.result,
-    // Conform renders `novalidate` by default, which would switch the native `required` off
-    // until hydration; the browser must refuse an empty token with JavaScript off too.
-    shouldRevalidate: 'onBlur',
   })
 
   return (

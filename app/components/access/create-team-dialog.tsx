@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation } from '@remix-run/react'
-import { CreateTeamSchema, DEFAULT_TEAM_ICON } from '#app/components/access/team-form.ts'
+import { CreateTeamShape, DEFAULT_TEAM_ICON } from '#app/components/access/access-form-shapes.ts'
 import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
@@ -15,11 +15,9 @@ import { useSchemaForm } from '#app/components/use-schema-form.ts'
 export function CreateTeamDialog({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
   const navigation = useNavigation()
   const creating = navigation.state === 'submitting'
-  const [form, fields] = useSchemaForm(CreateTeamSchema, {
+  const [form, fields] = useSchemaForm(CreateTeamShape, {
     id: 'team-create',
     lastResult,
-    // Errors sit above the Save button: revalidating on blur would move it from under the click.
-    shouldRevalidate: 'onInput',
     defaultValue: { icon: DEFAULT_TEAM_ICON, spec: '{}' },
   })
   const { key: specKey, ...specProps } = getTextareaProps(fields.spec)

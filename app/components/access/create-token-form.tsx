@@ -6,7 +6,8 @@ import { InlineError } from '#app/components/inline-error.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
-import { CreateTokenSchema, SCOPE_ACTIONS, SCOPE_OBJECTS, TOKEN_EXPIRY_OPTIONS } from '#app/lib/token-scopes.ts'
+import { CreateTokenShape } from '#app/components/access/access-form-shapes.ts'
+import { SCOPE_ACTIONS, SCOPE_OBJECTS, TOKEN_EXPIRY_OPTIONS } from '#app/lib/token-scopes.ts'
 
 /**
  * The form of /settings/tokens?dialog=new. Its own module so the form library and the schema
@@ -14,10 +15,9 @@ import { CreateTokenSchema, SCOPE_ACTIONS, SCOPE_OBJECTS, TOKEN_EXPIRY_OPTIONS }
  * place on the server.
  */
 export function CreateTokenForm({ lastResult, creating }: { lastResult: SubmissionResult<string[]> | undefined; creating: boolean }) {
-  const [form, fields] = useSchemaForm(CreateTokenSchema, {
+  const [form, fields] = useSchemaForm(CreateTokenShape, {
     id: 'create-token',
     lastResult,
-    shouldRevalidate: 'onBlur',
     defaultValue: { expiry: 'never' },
   })
   const { key: expiryKey, ...expiryProps } = getSelectProps(fields.expiry)

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, getSelectProps, type SubmissionResult } from '@conform-to/react'
 import { Form, Link, useNavigation } from '@remix-run/react'
-import { InviteSchema } from '#app/components/access/user-forms.ts'
+import { InviteShape } from '#app/components/access/access-form-shapes.ts'
 import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
@@ -18,10 +18,9 @@ export type InvitedUser = { email: string; link: string; role: string }
 export function InviteDialog({ lastResult, invited, roles }: { lastResult: SubmissionResult<string[]> | undefined; invited: InvitedUser | null; roles: string[] }) {
   const navigation = useNavigation()
   const sending = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'invite'
-  const [form, fields] = useSchemaForm(InviteSchema, {
+  const [form, fields] = useSchemaForm(InviteShape, {
     id: 'invite',
     lastResult,
-    shouldRevalidate: 'onBlur',
   })
   const { key: roleKey, ...roleProps } = getSelectProps(fields.role)
   return (

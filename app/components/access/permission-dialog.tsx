@@ -9,7 +9,7 @@ import { Label } from '#app/components/ui/label.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import {
   ACTIONS_BY_RESOURCE_KIND,
-  PermissionFormSchema,
+  PermissionShape,
   RESOURCE_KIND_LABELS,
   RESOURCE_KINDS,
   SUBJECT_KIND_LABELS,
@@ -22,7 +22,7 @@ import {
   type Choice,
   type PermissionChoices,
   type PermissionFormInput,
-} from '#app/lib/permissions-form.ts'
+} from '#app/lib/permissions-form-shapes.ts'
 
 const SELECT_CLASS = 'h-9 w-full rounded-md border bg-background px-2 text-sm'
 const KNOWN_ACTIONS = new Set(Object.values(ACTIONS_BY_RESOURCE_KIND).flat())
@@ -57,11 +57,10 @@ export type PermissionDialogProps = {
  */
 export function PermissionDialog({ id, defaultValue, lastResult, choices, loadError, closeTo, formAction }: PermissionDialogProps) {
   const navigation = useNavigation()
-  const [form, fields] = useSchemaForm(PermissionFormSchema, {
+  const [form, fields] = useSchemaForm(PermissionShape, {
     id: id ? `permission-${id}` : 'permission-new',
     lastResult,
     defaultValue: { ...defaultValue, intent: id ? 'edit' : 'add', ...(id ? { id } : {}) },
-    shouldRevalidate: 'onInput',
   })
   const subject = fields.subject.getFieldset()
   const resource = fields.resource.getFieldset()

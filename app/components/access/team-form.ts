@@ -8,7 +8,9 @@ import { isUuid } from '#contract/uuid.ts'
  * constraints and runs the same checks.
  */
 
-export const DEFAULT_TEAM_ICON = 'group'
+import { DEFAULT_TEAM_ICON } from './access-form-shapes.ts'
+
+export { DEFAULT_TEAM_ICON }
 const REQUIRED = 'This field is required'
 
 /** The spec textarea: empty means `{}`, anything else must be a JSON object. */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ROLE_SUBJECTS } from '#app/lib/permissions-form.ts'
+import { ROLE_SUBJECTS } from '#app/lib/role-subjects.ts'
 import { UUID_PATTERN } from '#contract/uuid.ts'
 
 /** The users screen's three forms (spec 000 §6, spec 002 §2), told apart by a hidden `intent`. */

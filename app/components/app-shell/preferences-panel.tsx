@@ -8,7 +8,7 @@ import { X } from '#app/components/ui/icons.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { cn } from '#app/lib/cn.ts'
 import { DATE_TIME_FORMATS, formatUtcOffset, type DateTimeFormat } from '#app/lib/format.ts'
-import { PreferencesFormSchema } from '#app/lib/preferences-form.ts'
+import { PreferencesShape } from '#app/lib/preferences-form-shape.ts'
 import { BROWSER_TIME_ZONE, CARD_WIDTH, type ResolvedPreferences } from '#app/lib/preferences.ts'
 import { usePreferencesHref, type TimeZoneOption } from './preferences-link.ts'
 
@@ -46,7 +46,7 @@ export function PreferencesPanel({ preferences, timeZones }: { preferences: Reso
   const panelRef = useRef<HTMLElement>(null)
   const fetcher = useFetcher<SubmissionResult<string[]>>({ key: PREFERENCES_FETCHER_KEY })
   const [cardWidth, setCardWidth] = useState(preferences.cardWidth)
-  const [form, fields] = useSchemaForm(PreferencesFormSchema, {
+  const [form, fields] = useSchemaForm(PreferencesShape, {
     id: 'preferences',
     lastResult: fetcher.data,
     defaultValue: {

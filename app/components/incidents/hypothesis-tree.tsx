@@ -6,7 +6,7 @@ import { ErrorList } from '#app/components/forms.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
-import { AddHypothesisSchema, HypothesisStatusSchema } from '#app/lib/incident-forms.ts'
+import { AddHypothesisShape, HypothesisStatusShape } from '#app/lib/incident-form-shapes.ts'
 import {
   buildHypothesisTree,
   getChildHypothesisType,
@@ -77,7 +77,7 @@ function HypothesisItem({ node, canWrite, getResult }: { node: HypothesisNode<Hy
 }
 
 function HypothesisStatusForm({ node, result }: { node: HypothesisNode<HypothesisRow>; result: SubmissionResult | undefined }) {
-  const [form, fields] = useSchemaForm(HypothesisStatusSchema, {
+  const [form, fields] = useSchemaForm(HypothesisStatusShape, {
     id: `hypothesis-status-${node.id}`,
     lastResult: result,
     defaultValue: { status: node.status },
@@ -108,7 +108,7 @@ function HypothesisStatusForm({ node, result }: { node: HypothesisNode<Hypothesi
 
 function AddHypothesisForm({ type, parentId, result }: { type: string; parentId: string | null; result: SubmissionResult | undefined }) {
   const key = parentId ?? 'root'
-  const [form, fields] = useSchemaForm(AddHypothesisSchema, {
+  const [form, fields] = useSchemaForm(AddHypothesisShape, {
     id: `add-${type}-${key}`,
     lastResult: result,
   })

@@ -1,5 +1,4 @@
-import { getCollectionProps, getFormProps, getInputProps, getSelectProps, getTextareaProps, useForm, type Submission, type SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
+import { getCollectionProps, getFormProps, getInputProps, getSelectProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
 import { Link, useFetcher } from '@remix-run/react'
 import { CircleCheck, X } from '#app/components/ui/icons.tsx'
 import { useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react'
@@ -7,7 +6,8 @@ import { ErrorList } from '#app/components/forms.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
-import { getLinkConstraint, LinkSchema, type LinkFormFields, type LinkValue } from '#app/lib/incident-forms.ts'
+import { useSchemaForm } from '#app/components/use-schema-form.ts'
+import { LinkShape } from '#app/lib/incident-form-shapes.ts'
 import { LINK_RESOURCE } from '#app/lib/evidence-target.ts'
 import { evidenceTargetFields, isUuid, labelOf, NEW_OPTION, type EvidenceTarget } from '#app/lib/incidents.ts'
 import { IncidentStatusBadge, SeverityBadge } from './incident-badges.tsx'
@@ -22,26 +22,12 @@ type SubmitData = { result: SubmissionResult; incidentId?: string; message?: str
 const SEARCH_DEBOUNCE_MS = 100
 
 /**
- * The link form (001 §2, §5), shared by the in-place dialog and the no-JavaScript page: the
- * schema's own checks in the browser, each branch's fields required while on screen, and
- * the server's answer (`reply()`) as `lastResult`.
+ * The link form (001 §2, §5), shared by the in-place dialog and the no-JavaScript page: each
+ * branch's fields required while on screen (native constraints, also before JavaScript loads),
+ * and the server's answer (`reply()` of `LinkSchema`) as `lastResult`.
  */
 export function useLinkForm({ lastResult, defaultValue }: { lastResult: SubmissionResult | undefined; defaultValue: Record<string, string> }) {
-  return useForm<LinkFormFields, LinkValue>({
-    id: 'link-to-incident',
-    lastResult,
-    constraint: getLinkConstraint(),
-    defaultValue,
-    // Native constraints stop an incomplete form before it is posted, also before JavaScript loads.
-    defaultNoValidate: false,
-    onValidate({ formData }) {
-      // The schema's input is `unknown` (it derives the branch from the raw form), so the fields are named here.
-      return parseWithZod(formData, { schema: LinkSchema }) as Submission<LinkFormFields, string[], LinkValue>
-    },
-    // Errors clear as the field is corrected, not on blur: a blur that removes an error line
-    // moves the submit button under the pointer and swallows the click that caused it.
-    shouldRevalidate: 'onInput',
-  })
+  return useSchemaForm(LinkShape, { id: 'link-to-incident', lastResult, defaultValue })
 }
 type LinkForm = ReturnType<typeof useLinkForm>[0]
 type LinkFields = ReturnType<typeof useLinkForm>[1]

@@ -7,8 +7,8 @@ import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { cn } from '#app/lib/cn.ts'
-import { useSchemaForm } from '#app/components/use-schema-form.ts'
-import { CHECK_TYPE_FORMS, checkTypeFormConstraint, checkTypeFormSchema, COMMON_CHECK_FIELDS, CUSTOM_CHECK_TYPE, type CheckField, type CheckTypeForm } from '#app/lib/canary-check-forms.ts'
+import { formShape, useSchemaForm } from '#app/components/use-schema-form.ts'
+import { CHECK_TYPE_FORMS, checkTypeFormConstraint, COMMON_CHECK_FIELDS, CUSTOM_CHECK_TYPE, type CheckField, type CheckTypeForm } from '#app/lib/canary-check-forms.ts'
 import { ResourceTabs } from './resource-tabs.tsx'
 
 /** The first step of a new health check: one card per check type, and YAML for anything else. */
@@ -124,13 +124,13 @@ function FieldInput({ field, meta }: { field: CheckField; meta: FieldMetadata<un
 
 /**
  * A type's form: the canary (name, namespace, schedule) and its one check. The browser requires
- * the required fields; with JavaScript the schema checks every answer as it is typed, and the
- * server adds the canary validation. 'Edit as YAML' carries the answers into the Code tab as they are.
+ * the required fields; the server checks every answer with the type's schema
+ * (`checkTypeFormSchema`) and adds the canary validation. 'Edit as YAML' carries the answers into the Code tab as they are.
  */
 export function CheckTypeFormView({ form, lastResult, busy, cancelHref }: { form: CheckTypeForm; lastResult: SubmissionResult<string[]> | null | undefined; busy: boolean; cancelHref: string }) {
-  const schema = useMemo(() => checkTypeFormSchema(form), [form])
-  // The fields are listed per type, so the schema is built per type and its constraints with it.
-  const [checkForm, fields] = useSchemaForm(schema, { id: 'check-field', lastResult, constraint: checkTypeFormConstraint(form), shouldRevalidate: 'onInput' })
+  // The fields are listed per type, so the form's constraints are built per type.
+  const shape = useMemo(() => formShape(checkTypeFormConstraint(form)), [form])
+  const [checkForm, fields] = useSchemaForm(shape, { id: 'check-field', lastResult })
   const metadata = fields as unknown as Record<string, FieldMetadata<unknown>>
   return (
     <Form method="post" {...getFormProps(checkForm)} className="flex flex-col gap-4" data-testid="check-type-form" data-type={form.type}>

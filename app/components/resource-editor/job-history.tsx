@@ -3,7 +3,7 @@ import { DataTable, type DataColumn } from '#app/components/data-table/data-tabl
 import { Modal } from '#app/components/modal/modal.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { formatDuration, timeAgo } from '#app/lib/format.ts'
-import { JOB_HISTORY_PAGE_SIZE, jobDetailsTabs, jobStatusTone, type JobHistoryRow } from '#app/lib/resource-editor.ts'
+import { JOB_HISTORY_PAGE_SIZE, jobDetailsTabs, jobStatusTone, type JobHistoryRow } from '#app/lib/resource-editor-shapes.ts'
 import { cn } from '#app/lib/cn.ts'
 
 export type JobHistoryProps = {

@@ -6,7 +6,7 @@ import { InlineError } from '#app/components/inline-error.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
-import { ResourceFormSchema, type ResourceKind } from '#app/lib/resource-editor.ts'
+import { ResourceShape, type ResourceKind } from '#app/lib/resource-editor-shapes.ts'
 import { YamlEditor } from './yaml-editor.tsx'
 
 /** What the action hands back beside a refused save: the YAML line at fault and every problem the API listed. */
@@ -33,12 +33,11 @@ export type ResourceFormProps = {
  * shows right under the editor.
  */
 export function ResourceForm({ kind, mode, values, lastResult, specDetail, readOnly, canDelete, cancelHref, deleteHref, busy }: ResourceFormProps) {
-  const [form, fields] = useSchemaForm(ResourceFormSchema, {
+  const [form, fields] = useSchemaForm(ResourceShape, {
     id: 'resource-form',
     lastResult,
     defaultValue: values,
     // The spec error sits above Save: revalidating on blur would move the button from under the click.
-    shouldRevalidate: 'onInput',
   })
   const locked = mode === 'edit' || readOnly
   const specError = fields.yaml.errors?.join(' ')

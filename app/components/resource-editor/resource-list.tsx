@@ -2,7 +2,7 @@ import { Link } from '@remix-run/react'
 import type { DataColumn, DataTableProps } from '#app/components/data-table/data-table.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { timeAgo } from '#app/lib/format.ts'
-import { jobStatusTone, RESOURCE_LIST_PAGE_SIZES, resourceListColumns, sourceInfo, type ResourceKind, type ResourceListSearch, type ResourceRow } from '#app/lib/resource-editor.ts'
+import { jobStatusTone, RESOURCE_LIST_PAGE_SIZES, resourceListColumns, sourceInfo, type ResourceKind, type ResourceListSearch, type ResourceRow } from '#app/lib/resource-editor-shapes.ts'
 
 export type ResourceListTableOptions = {
   kind: ResourceKind

@@ -1,6 +1,6 @@
 import { Link } from '@remix-run/react'
 import { Lock } from '#app/components/ui/icons.tsx'
-import type { SourceInfo } from '#app/lib/resource-editor.ts'
+import type { SourceInfo } from '#app/lib/resource-editor-shapes.ts'
 
 /** Why the editor is read-only, and where to change the resource instead (spec 002 §2). */
 export function SourceNotice({ info, source }: { info: SourceInfo; source: string | null | undefined }) {
