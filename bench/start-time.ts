@@ -5,6 +5,10 @@
  *
  *   npm run bench:start-time            (PGlite, then PostgreSQL on 127.0.0.1:5432 if reachable)
  *   BENCH_DB=pglite|postgres            (one engine only)
+ *   BENCH_TREE=<dir>                    (measure that checkout instead of this one)
+ *   BENCH_BEFORE=<dir>                  (also another checkout, e.g. `git archive <commit>` with
+ *                                        node_modules linked; each engine's row is measured on it
+ *                                        first and after ÷ before is printed)
  *
  * Each start spawns `npm start` itself — npm, scripts/ensure-build.mjs, cross-env and the server,
  * exactly what a person types — with PORT=0, an empty LOOKOUT_DATA_DIR and a known
@@ -29,7 +33,10 @@ import readline from 'node:readline'
 import { scratchDatabase } from './support/scratch-database.ts'
 import { signInWithToken } from './support/sign-in.ts'
 
-const ROOT = path.resolve(import.meta.dirname, '..')
+// The checkout measured: this one, or BENCH_TREE (a snapshot, e.g. `git archive`, which others'
+// edits of a shared checkout cannot make stale mid-run).
+const ROOT = path.resolve(process.env.BENCH_TREE ?? path.join(import.meta.dirname, '..'))
+const BEFORE = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : undefined
 const TOKEN = 'bench-start-time-bootstrap-token-0123456789'
 const TARGETS = { firstMs: 5000, restartMs: 3000 }
 const START_TIMEOUT_MS = 120_000
@@ -51,7 +58,7 @@ type StartMeasure = {
 
 // The server's steps (server.ts, server/boot.ts) in the order they happen, with the phase each ends.
 const STEPS: [step: string, phase: string][] = [
-  ['imported', 'loading (build check, server modules)'],
+  ['imported', 'loading (build check, server modules ‖ template copy)'],
   ['template', 'PGlite template copy'],
   ['opened', 'database open'],
   ['migrated', 'migrations'],
@@ -72,8 +79,8 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!
 }
 
-function commit(): string {
-  const result = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' })
+function commit(root = ROOT): string {
+  const result = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' })
   return result.status === 0 ? result.stdout.trim() : 'unknown'
 }
 
@@ -101,18 +108,18 @@ async function holdBuildLock(): Promise<() => void> {
 }
 
 /** What `npm ci` leaves behind (the prepare script): a current build/ and PGlite template. */
-function ensureBuild(): void {
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'ensure-build.mjs')], { cwd: ROOT, stdio: 'inherit' })
+function ensureBuild(root: string): void {
+  const result = spawnSync(process.execPath, [path.join(root, 'scripts', 'ensure-build.mjs')], { cwd: root, stdio: 'inherit' })
   if (result.status !== 0) throw new Error('scripts/ensure-build.mjs failed')
 }
 
 type Running = { child: ChildProcess; url: string; startup: Startup; output: string[]; stop(): Promise<void> }
 
 /** Spawns `npm start`; resolves once the server has logged 'listening' with its start-up steps. */
-async function startConsole(env: Record<string, string>): Promise<Running & { spawnedAt: number }> {
+async function startConsole(root: string, env: Record<string, string>): Promise<Running & { spawnedAt: number }> {
   const spawnedAt = Date.now()
   const child = spawn('npm', ['start'], {
-    cwd: ROOT,
+    cwd: root,
     // Its own process group, so a failed run can be cleaned up whole.
     detached: true,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', LOOKOUT_BOOTSTRAP_TOKEN: TOKEN, ...env },
@@ -172,8 +179,8 @@ async function startConsole(env: Record<string, string>): Promise<Running & { sp
 const signIn = (base: string) => signInWithToken(base, TOKEN)
 
 /** One start: spawn → the signed-in /health page, split into phases. Leaves the console running. */
-async function measureStart(env: Record<string, string>): Promise<StartMeasure & { running: Running }> {
-  const running = await startConsole(env)
+async function measureStart(root: string, env: Record<string, string>): Promise<StartMeasure & { running: Running }> {
+  const running = await startConsole(root, env)
   const cookie = await signIn(running.url)
   const page = await fetch(`${running.url}/health`, { headers: { cookie, accept: 'text/html' } })
   await page.arrayBuffer()
@@ -181,8 +188,9 @@ async function measureStart(env: Record<string, string>): Promise<StartMeasure &
   if (page.status !== 200) throw new Error(`/health answered ${page.status} after sign-in`)
 
   const { startup } = running
-  if (running.output.some((line) => line.startsWith('Building the'))) {
-    throw new Error('npm start rebuilt: sources changed during the run, so this start measured a build; run the bench again')
+  const rebuilt = running.output.filter((line) => line.startsWith('Building the'))
+  if (rebuilt.length > 0) {
+    throw new Error(`npm start in ${root} rebuilt (${rebuilt.join(' ')}): sources changed during the run, so this start measured a build; run the bench again`)
   }
   const processStart = startup.startedAt - running.spawnedAt
   const phases: [string, number][] = [["launch (spawn → the server's own Node process)", processStart]]
@@ -197,18 +205,18 @@ async function measureStart(env: Record<string, string>): Promise<StartMeasure &
   return { totalMs: answeredAt - running.spawnedAt, phases, startup, running }
 }
 
-type Row = { engine: string; first: StartMeasure; restart: StartMeasure }
+type Row = { engine: string; first: StartMeasure; restart: StartMeasure; baseline?: boolean }
 
-async function measureEngine(engine: 'pglite' | 'postgres', databaseUrl?: string): Promise<Row> {
+async function measureEngine(root: string, engine: string, databaseUrl?: string): Promise<Row> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `lookout-bench-start-${engine}-`))
   const env: Record<string, string> = { LOOKOUT_DATA_DIR: dataDir }
   if (databaseUrl) env.DATABASE_URL = databaseUrl
   let running: Running | undefined
   try {
-    const first = await measureStart(env)
+    const first = await measureStart(root, env)
     running = first.running
     await running.stop()
-    const restart = await measureStart(env)
+    const restart = await measureStart(root, env)
     running = restart.running
     await running.stop()
     running = undefined
@@ -221,7 +229,7 @@ async function measureEngine(engine: 'pglite' | 'postgres', databaseUrl?: string
 
 function printRow(row: Row, baselineMs: number): string[] {
   const failures: string[] = []
-  const width = 52
+  const width = 58
   console.log(`\n${row.engine}`)
   console.log(`  ${'phase'.padEnd(width)} ${'first start'.padStart(12)} ${'restart'.padStart(10)}`)
   const names = [...new Set([...row.first.phases, ...row.restart.phases].map(([name]) => name))]
@@ -242,6 +250,7 @@ function printRow(row: Row, baselineMs: number): string[] {
   console.log(
     `  targets: first start ≤ ${TARGETS.firstMs} ms ${met(row.first.totalMs, TARGETS.firstMs)}; restart ≤ ${TARGETS.restartMs} ms ${met(row.restart.totalMs, TARGETS.restartMs)}`,
   )
+  if (row.baseline) return []
   if (row.first.totalMs > TARGETS.firstMs) failures.push(`${row.engine} first start ${row.first.totalMs} ms > ${TARGETS.firstMs} ms`)
   if (row.restart.totalMs > TARGETS.restartMs) failures.push(`${row.engine} restart ${row.restart.totalMs} ms > ${TARGETS.restartMs} ms`)
   if (!row.first.startup.seeded) failures.push(`${row.engine}: the first start did not load the demo estate`)
@@ -262,19 +271,32 @@ async function main(): Promise<void> {
 }
 
 async function run(only: string | undefined): Promise<void> {
-  ensureBuild()
+  ensureBuild(ROOT)
+  if (BEFORE) ensureBuild(BEFORE)
   const loadBefore = loadAverage()
   const baselineMs = Math.round(nodeSpawnMs())
   console.log(`bench/start-time at ${commit()}, node ${process.version}, ${os.cpus().length} CPUs, load average ${loadBefore}`)
+  if (BEFORE) console.log(`before: ${BEFORE} (${commit(BEFORE)}), measured first for each engine`)
   console.log(`baseline: \`node -e ''\` spawn → exit ${baselineMs} ms (median of 5)`)
 
   const rows: Row[] = []
-  if (only !== 'postgres') rows.push(await measureEngine('pglite'))
+  const both = async (engine: 'pglite' | 'postgres', databaseUrl?: string) => {
+    if (BEFORE) rows.push({ ...(await measureEngine(BEFORE, `${engine}, before (${commit(BEFORE)})`, databaseUrl)), baseline: true })
+    rows.push(await measureEngine(ROOT, engine, databaseUrl))
+  }
+  if (only !== 'postgres') await both('pglite')
   if (only !== 'pglite') {
     const scratch = await scratchDatabase('lookout_bench_start', only === 'postgres')
     if (scratch) {
       try {
-        rows.push(await measureEngine('postgres', scratch.url))
+        // The before row needs a database of its own: the first start must find it empty.
+        const before = BEFORE ? await scratchDatabase('lookout_bench_start_before', true) : undefined
+        try {
+          if (before) rows.push({ ...(await measureEngine(BEFORE!, `postgres, before (${commit(BEFORE)})`, before.url)), baseline: true })
+        } finally {
+          await before?.drop()
+        }
+        rows.push(await measureEngine(ROOT, 'postgres', scratch.url))
       } finally {
         await scratch.drop()
       }
@@ -284,6 +306,14 @@ async function run(only: string | undefined): Promise<void> {
   }
 
   const failures = rows.flatMap((row) => printRow(row, baselineMs))
+  const pairs = rows.flatMap((row, index) => (row.baseline && rows[index + 1] ? [[row, rows[index + 1]!] as const] : []))
+  if (pairs.length > 0) {
+    console.log(`\nafter ÷ before, this run`)
+    for (const [before, after] of pairs) {
+      const ratio = (a: number, b: number) => (a / b).toFixed(2)
+      console.log(`  ${after.engine.padEnd(10)} first start ${before.first.totalMs} → ${after.first.totalMs} ms (${ratio(after.first.totalMs, before.first.totalMs)}), restart ${before.restart.totalMs} → ${after.restart.totalMs} ms (${ratio(after.restart.totalMs, before.restart.totalMs)})`)
+    }
+  }
   console.log(`\nload average at the end: ${loadAverage()}`)
   if (failures.length > 0) {
     console.log(`\nFAILED:\n  ${failures.join('\n  ')}`)

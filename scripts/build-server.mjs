@@ -4,8 +4,10 @@
 // load from node_modules. The migrations are copied beside the bundle, where migrate.ts looks for
 // them relative to its own module, so the bundle always runs the schema it was built with. Then
 // the migrated PGlite template is made (server/db/pglite-template.ts), keyed by those migrations.
-// Runs after `remix vite:build`, which empties build/.
-import { cpSync } from 'node:fs'
+// Runs after `remix vite:build`, which empties build/. It also lists the packages the bundle
+// imports statically (build/lookout/preload.json), which scripts/start.mjs loads while a first
+// start copies the template (docs/decisions/018).
+import { cpSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build } from 'vite'
@@ -14,7 +16,7 @@ const root = path.resolve(import.meta.dirname, '..')
 const outDir = path.join(root, 'build', 'lookout')
 const started = Date.now()
 
-await build({
+const result = await build({
   root,
   configFile: false,
   logLevel: 'warn',
@@ -40,6 +42,15 @@ await build({
   },
 })
 cpSync(path.join(root, 'server', 'db', 'migrations'), path.join(outDir, 'migrations'), { recursive: true })
+// Static imports only: what the bundle loads lazily (PGlite, Vite in development) stays lazy.
+const outputs = (Array.isArray(result) ? result : [result]).flatMap((entry) => entry.output)
+const ownFiles = new Set(outputs.map((entry) => entry.fileName))
+const packages = new Set()
+for (const chunk of outputs) {
+  if (chunk.type !== 'chunk') continue
+  for (const id of chunk.imports) if (!ownFiles.has(id) && !id.startsWith('node:')) packages.add(id)
+}
+writeFileSync(path.join(outDir, 'preload.json'), `${JSON.stringify([...packages].sort(), null, 2)}\n`)
 console.log(`Server bundle ready: ${path.relative(root, outDir)} (${Date.now() - started} ms)`)
 
 const templateStarted = Date.now()

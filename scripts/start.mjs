@@ -2,12 +2,40 @@
 // production server (build/lookout/server.js) in this same process: one Node start, no
 // TypeScript compiled at run time (docs/decisions/013-start-time.md).
 import cluster from 'node:cluster'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ensureBuild, SERVER_BUNDLE_DIR } from './ensure-build.mjs'
 
 // Before anything loads React or Remix, which pick their production builds from it.
 process.env.NODE_ENV = 'production'
-// Console workers (LOOKOUT_WORKERS) run this file again; their primary has checked the build.
-if (cluster.isPrimary) await ensureBuild()
-await import(pathToFileURL(path.join(SERVER_BUNDLE_DIR, 'server.js')).href)
+const bundleUrl = (file) => pathToFileURL(path.join(SERVER_BUNDLE_DIR, file)).href
+
+/**
+ * A first embedded start copies the migrated PGlite template into the empty data directory; that
+ * copy (~1,400 files) runs on libuv's threads while this thread loads the server's packages and
+ * the console build, which the server would load next anyway (docs/decisions/018). Without
+ * DATABASE_URL the server opens PGlite in LOOKOUT_DATA_DIR/pglite (server/env.ts pgliteDir) and
+ * finds the database in place. A bad environment is still reported by the server itself.
+ */
+async function prepare() {
+  const preload = path.join(SERVER_BUNDLE_DIR, 'preload.json')
+  const packages = existsSync(preload) ? JSON.parse(readFileSync(preload, 'utf8')) : []
+  const consoleBuild = path.resolve('build', 'server', 'index.js')
+  const loads = [...packages.map((name) => import(name)), ...(existsSync(consoleBuild) ? [import(pathToFileURL(consoleBuild).href)] : [])]
+  const dataDir = process.env.LOOKOUT_DATA_DIR ?? './data'
+  const copy =
+    process.env.DATABASE_URL === undefined && dataDir
+      ? import(bundleUrl('pglite-template.js')).then(({ copyTemplateInBackground }) => copyTemplateInBackground(path.resolve(dataDir, 'pglite')))
+      : Promise.resolve(false)
+  // Whatever fails here (a package, a data directory that is not empty) fails the same way in
+  // the server, which reports it properly.
+  await Promise.all([copy, ...loads].map((step) => step.catch(() => undefined)))
+}
+
+// Console workers (LOOKOUT_WORKERS) run this file again; their primary has checked the build and the data directory.
+if (cluster.isPrimary) {
+  await ensureBuild()
+  await prepare()
+}
+await import(bundleUrl('server.js'))

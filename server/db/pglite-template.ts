@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { cp } from 'node:fs/promises'
 import path from 'node:path'
 import { createPGliteDb } from './client.ts'
 import { migrate, readMigrations } from './migrate.ts'
@@ -38,6 +39,18 @@ export async function findTemplate(): Promise<string | undefined> {
   return hasDatabase(dir) ? dir : undefined
 }
 
+/** Moves a finished copy into place; anything but an empty directory at `dataDir` is refused. */
+function moveIntoPlace(partial: string, dataDir: string): void {
+  try {
+    // rename(2) would replace an empty directory only; anything else there (not a database) is refused.
+    if (existsSync(dataDir) && readdirSync(dataDir).length === 0) rmSync(dataDir, { recursive: true })
+    renameSync(partial, dataDir)
+  } catch (error) {
+    rmSync(partial, { recursive: true, force: true })
+    throw error
+  }
+}
+
 /**
  * Fills an empty PGlite data directory from the template; false (nothing done) when `dataDir`
  * already holds a database. The copy goes to a sibling first and is renamed into place, so a
@@ -48,14 +61,34 @@ export function copyTemplate(template: string, dataDir: string): boolean {
   const partial = `${dataDir}.partial-${process.pid}`
   rmSync(partial, { recursive: true, force: true })
   cpSync(template, partial, { recursive: true })
+  moveIntoPlace(partial, dataDir)
+  return true
+}
+
+/**
+ * copyTemplate, with the ~1,400 files copied on libuv's thread pool: `npm start` (scripts/start.mjs)
+ * runs it while the main thread loads the server's modules, so on a first start the copy costs
+ * next to nothing (docs/decisions/018). The server's own copyTemplate then finds the database in
+ * place. False when there is no current template or `dataDir` already holds a database.
+ */
+export async function copyTemplateInBackground(dataDir: string): Promise<boolean> {
+  if (hasDatabase(dataDir)) return false
+  const template = await findTemplate()
+  if (!template) return false
+  mkdirSync(path.dirname(dataDir), { recursive: true })
+  const partial = `${dataDir}.partial-${process.pid}`
+  rmSync(partial, { recursive: true, force: true })
   try {
-    // rename(2) would replace an empty directory only; anything else there (not a database) is refused.
-    if (existsSync(dataDir) && readdirSync(dataDir).length === 0) rmSync(dataDir, { recursive: true })
-    renameSync(partial, dataDir)
+    await cp(template, partial, { recursive: true })
   } catch (error) {
     rmSync(partial, { recursive: true, force: true })
     throw error
   }
+  if (hasDatabase(dataDir)) {
+    rmSync(partial, { recursive: true, force: true })
+    return false
+  }
+  moveIntoPlace(partial, dataDir)
   return true
 }
 
