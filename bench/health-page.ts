@@ -10,8 +10,9 @@
  * Prints p50/p95 server time and HTML size for the default view (hide passing, grouped by
  * canary), the ungrouped full list page by page, a sort, time ranges in turn, the page with a
  * summary nobody else is computing (1 h and 6 h), and the first request; then the summary API
- * alone for every range the page offers up to a month (wall time and the API's own `duration`);
- * then the client JS /health preloads (bench/health-js-size.ts). The load average is printed at
+ * alone for every range the page offers up to a month (wall time and the API's own `duration`),
+ * and the list's own question (its page and counts, docs/decisions/017) for four views; then
+ * the client JS /health preloads (bench/health-js-size.ts). The load average is printed at
  * the start and the end: figures move with what else runs on the machine.
  * Targets: p50 ≤ 150 ms (issue 13 item 4: uncached, 1 h and 6 h), HTML ≤ 1 MB, JS ≤ 100 KB gzip.
  */
@@ -22,6 +23,9 @@ import pg from 'pg'
 import { createPostgresDb } from '../server/db/client.ts'
 import { migrate } from '../server/db/migrate.ts'
 import { measureRoute } from './health-js-size.ts'
+import { summaryViewRequest } from '../app/components/health/health-model.ts'
+import { parseHealthParams } from '../app/components/health/health-params.ts'
+import { SUMMARY_VIEW_PARAM } from '../contract/canary/summary-view.ts'
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000)
 const PER_CHECK = Number(process.env.BENCH_STATUSES_PER_CHECK ?? 100)
@@ -81,10 +85,14 @@ async function timed(path: string, cookie?: string): Promise<{ ms: number; bytes
   return { ms: performance.now() - started, bytes: body.byteLength, status: response.status }
 }
 
-/** The summary API alone: wall time and the `duration` (ms) the backend reports for its own work. */
-async function timedSummary(start: string): Promise<{ ms: number; serverMs: number; bytes: number; status: number }> {
+/**
+ * The summary API alone: wall time and the `duration` (ms) the backend reports for its own work;
+ * with `list`, the question /health asks for that page (lookout_view, docs/decisions/017).
+ */
+async function timedSummary(start: string, list?: string): Promise<{ ms: number; serverMs: number; bytes: number; status: number }> {
   const started = performance.now()
-  const response = await fetch(`http://127.0.0.1:${PORT}/api/canary/api/summary?start=${encodeURIComponent(start)}`, { headers: { authorization: `Bearer ${TOKEN}` } })
+  const question = list === undefined ? '' : `&${SUMMARY_VIEW_PARAM}=${encodeURIComponent(JSON.stringify(summaryViewRequest(parseHealthParams(new URLSearchParams(list)))))}`
+  const response = await fetch(`http://127.0.0.1:${PORT}/api/canary/api/summary?start=${encodeURIComponent(start)}${question}`, { headers: { authorization: `Bearer ${TOKEN}` } })
   const body = await response.text()
   const ms = performance.now() - started
   const duration = /"duration":(\d+)/.exec(body.slice(0, 200))
@@ -137,6 +145,15 @@ async function main() {
       const wall = results.map((result) => result.ms)
       const server = results.map((result) => result.serverMs)
       console.log(`summary API ${label}: wall p50 ${pct(wall, 0.5).toFixed(0)} ms, p95 ${pct(wall, 0.95).toFixed(0)} ms; backend duration p50 ${pct(server, 0.5)} ms; ${(results[0]!.bytes / 1024).toFixed(0)} KB${bad ? `, ${bad} non-200` : ''}`)
+    }
+    // What /health asks since decision 017: its page and counts, computed in SQL.
+    for (const [label, start, list] of [['1h, default view', '60m', ''], ['6h, all checks grouped', '360m', 'hidePassing=false'], ['6h, all checks ungrouped', '360m', 'hidePassing=false&groupBy=no_grouping'], ['1w, all checks grouped', '10080m', 'hidePassing=false']]) {
+      const results = []
+      for (let i = 0; i < API_REQUESTS * 2; i++) results.push(await timedSummary(start!, list))
+      const bad = results.filter((result) => result.status !== 200).length
+      const wall = results.map((result) => result.ms)
+      const server = results.map((result) => result.serverMs)
+      console.log(`list API ${label}: wall p50 ${pct(wall, 0.5).toFixed(0)} ms, p95 ${pct(wall, 0.95).toFixed(0)} ms; backend duration p50 ${pct(server, 0.5)} ms; ${(results[0]!.bytes / 1024).toFixed(0)} KB${bad ? `, ${bad} non-200` : ''}`)
     }
     const js = measureRoute('routes/_console.health')
     console.log(`client JS for /health (build/): ${js.totalGzip.toFixed(1)} KB gzip in ${js.rows.length} chunks (target ≤ 100 KB)`)

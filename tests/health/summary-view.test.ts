@@ -2,7 +2,7 @@ import request from 'supertest'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '#tests/support/use-test-app.ts'
 import { getChecksSummaryJson } from '#server/backend/health/canary-summary.ts'
-import { getSummaryViewJson, parseSummaryView } from '#server/backend/health/summary-view.ts'
+import { getSummaryViewJson, parseSummaryView, ROUNDED_MEAN } from '#server/backend/health/summary-view.ts'
 import { buildHealthView, labelFilterId, summaryViewRequest, viewFromAnswer, type CheckSummary } from '#app/components/health/health-model.ts'
 import { parseHealthParams } from '#app/components/health/health-params.ts'
 import { SUMMARY_VIEW_PARAM, type SummaryViewAnswer } from '#contract/canary/summary-view.ts'
@@ -148,6 +148,23 @@ describe('the /health list in SQL equals the list the console builds from the wh
     // A POST is the reference's request: the extension is a GET query parameter only.
     const posted = await request(testApp.app).post(`/api/canary/api/summary?${SUMMARY_VIEW_PARAM}=${question}`).set(bearer()).send({})
     expect(posted.body.checks_summary).toHaveLength(130)
+  })
+
+  it("rounds weighted means as the summary's numeric arithmetic does, ties and large sums included", async () => {
+    // Groups of buckets (b.p95, b.total) whose weighted means fall on .5, just off it, and sums near 2^40.
+    const { rows } = await testApp.db.query<{ g: number; fast: number | null; exact: number | null }>(
+      `SELECT b.g, ${ROUNDED_MEAN('p95')} AS fast,
+         round(sum(b.p95::numeric * b.total) FILTER (WHERE b.p95 IS NOT NULL) / nullif(sum(b.total) FILTER (WHERE b.p95 IS NOT NULL), 0))::integer AS exact
+       FROM (
+         SELECT g, CASE WHEN i % 2 = 0 THEN 100 + g ELSE 101 + g END AS p95, CASE WHEN g % 3 = 0 THEN 1 ELSE 2 + i % 2 * (g % 5) END AS total
+         FROM generate_series(1, 400) g, generate_series(0, 3) i
+         UNION ALL SELECT 1000, 59999, 2147483 UNION ALL SELECT 1000, 60000, 2147481
+         UNION ALL SELECT 1001, NULL, 5
+       ) b GROUP BY b.g`,
+    )
+    expect(rows.length).toBe(402)
+    for (const row of rows) expect(row.fast, `group ${row.g}`).toBe(row.exact)
+    expect(rows.filter((row) => row.exact !== null).length).toBe(401)
   })
 
   it('refuses a malformed question with a 400 naming it', async () => {

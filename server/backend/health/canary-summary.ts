@@ -74,9 +74,13 @@ export function summaryWindow(start: Date, end: Date): SummaryWindow {
  * hourly figure in the window, and smooths a spike shorter than the window. Exact figures would
  * mean sorting every run of the window on every request, which is what the rollups avoid.
  */
+/** Which checks' runs a CTE reads, as a condition on `alias`.check_id: by default every check, or the one in $9. */
+export type Scope = (alias: string) => string
+const ONE_OR_ALL: Scope = (alias) => `($9::uuid IS NULL OR ${alias}.check_id = $9::uuid)`
+
 // Buckets that overlap (start, end]: hourly [c, c + 1h) with c > start - 1h and c <= end, except
 // those inside the whole days [dayFrom, dayTo), which come from the daily table.
-const LATENCY_CTE = `, latency AS (
+const latencyCte = (scope: Scope) => `, latency AS (
   SELECT b.check_id,
     round(sum(b.p99::numeric * b.total) FILTER (WHERE b.p99 IS NOT NULL) / nullif(sum(b.total) FILTER (WHERE b.p99 IS NOT NULL), 0))::integer AS p99,
     round(sum(b.p97::numeric * b.total) FILTER (WHERE b.p97 IS NOT NULL) / nullif(sum(b.total) FILTER (WHERE b.p97 IS NOT NULL), 0))::integer AS p97,
@@ -84,31 +88,30 @@ const LATENCY_CTE = `, latency AS (
   FROM (
     SELECT h.check_id, h.total, h.p99, h.p97, h.p95 FROM check_statuses_1h h
     WHERE h.created_at > $1::timestamptz - interval '1 hour' AND h.created_at <= $4 AND NOT (h.created_at >= $5 AND h.created_at < $6)
-      AND ($9::uuid IS NULL OR h.check_id = $9::uuid)
+      AND ${scope('h')}
     UNION ALL
     SELECT d.check_id, d.total, d.p99, d.p97, d.p95 FROM check_statuses_1d d
-    WHERE d.created_at >= $5 AND d.created_at < $6 AND ($9::uuid IS NULL OR d.check_id = $9::uuid)
+    WHERE d.created_at >= $5 AND d.created_at < $6 AND ${scope('d')}
   ) b
   GROUP BY b.check_id
 )`
 
 // A window with rollup buckets in it: raw ends plus buckets.
-const MIXED_WINDOW_CTES = `
-WITH raw AS (
+const mixedWindowCtes = (scope: Scope) => `raw AS (
   SELECT s.check_id, s.time, s.status FROM check_statuses s
-  WHERE s.time > $1 AND s.time < $2 AND ($9::uuid IS NULL OR s.check_id = $9::uuid)
+  WHERE s.time > $1 AND s.time < $2 AND ${scope('s')}
   UNION ALL
   SELECT s.check_id, s.time, s.status FROM check_statuses s
-  WHERE s.time >= $3 AND s.time <= $4 AND ($9::uuid IS NULL OR s.check_id = $9::uuid)
+  WHERE s.time >= $3 AND s.time <= $4 AND ${scope('s')}
 ), buckets AS (
   SELECT b.check_id, b.created_at, b.created_at + interval '1 hour' AS ends, b.total, b.passed, b.failed
   FROM check_statuses_1h b
   WHERE b.created_at >= $2 AND b.created_at < $3 AND NOT (b.created_at >= $5 AND b.created_at < $6)
-    AND ($9::uuid IS NULL OR b.check_id = $9::uuid)
+    AND ${scope('b')}
   UNION ALL
   SELECT b.check_id, b.created_at, b.created_at + interval '1 day', b.total, b.passed, b.failed
   FROM check_statuses_1d b
-  WHERE b.created_at >= $5 AND b.created_at < $6 AND ($9::uuid IS NULL OR b.check_id = $9::uuid)
+  WHERE b.created_at >= $5 AND b.created_at < $6 AND ${scope('b')}
 ), counts AS (
   SELECT x.check_id, sum(x.total)::integer AS total, sum(x.passed)::integer AS passed, sum(x.failed)::integer AS failed,
     max(x.tail_pass) AS tail_pass, max(x.tail_fail) AS tail_fail, max(x.head_pass) AS head_pass, max(x.head_fail) AS head_fail,
@@ -125,22 +128,21 @@ WITH raw AS (
       max(b.created_at) FILTER (WHERE b.failed > 0), max(b.ends) FILTER (WHERE b.failed > 0)
     FROM buckets b GROUP BY b.check_id
   ) x GROUP BY x.check_id
-)${LATENCY_CTE}`
+)${latencyCte(scope)}`
 
 // A window without a whole hour in it reads raw runs only for its counts. Both shapes take the
 // same parameters; this one names $2 and $3 only so that every parameter has a type.
-const RAW_WINDOW_CTES = `
-WITH counts AS (
+const rawWindowCtes = (scope: Scope) => `counts AS (
   SELECT s.check_id, count(*)::integer AS total, count(*) FILTER (WHERE s.status)::integer AS passed,
     count(*) FILTER (WHERE NOT s.status)::integer AS failed,
     max(s.time) FILTER (WHERE s.status) AS tail_pass, max(s.time) FILTER (WHERE NOT s.status) AS tail_fail,
     NULL::timestamptz AS head_pass, NULL::timestamptz AS head_fail,
     NULL::timestamptz AS pass_from, NULL::timestamptz AS pass_to, NULL::timestamptz AS fail_from, NULL::timestamptz AS fail_to
   FROM check_statuses s
-  WHERE s.time > $1 AND s.time <= $4 AND ($9::uuid IS NULL OR s.check_id = $9::uuid)
+  WHERE s.time > $1 AND s.time <= $4 AND ${scope('s')}
     AND $2::timestamptz IS NOT NULL AND $3::timestamptz IS NOT NULL
   GROUP BY s.check_id
-)${LATENCY_CTE}`
+)${latencyCte(scope)}`
 
 /** `"key":` followed by `value`, or NULL when `value` is NULL: concat_ws then leaves the member out. */
 const MEMBER = (key: string, value: string) => `'"${key}":' || ${value}`
@@ -193,8 +195,11 @@ export const MERGED_LABELS = `(coalesce(CASE WHEN jsonb_typeof(ca.labels) = 'obj
     || coalesce(CASE WHEN jsonb_typeof(c.labels) = 'object' THEN c.labels END, '{}'::jsonb))`
 
 /** The checks of the summary (`c`, `ca`) with their counts (`h`), latency (`l`) and the exact last pass and failure (`lp`, `lf`). */
-export const ENTRY_JOINS = `FROM checks c
-JOIN canaries ca ON ca.id = c.canary_id
+export const ENTRY_JOINS = () => `FROM checks c
+${ENTRY_JOINS_AFTER_CHECKS}`
+
+/** ENTRY_JOINS after `checks c`, for a statement that reaches `c` from its own list of checks. */
+export const ENTRY_JOINS_AFTER_CHECKS = `JOIN canaries ca ON ca.id = c.canary_id
 LEFT JOIN checks_unlogged cu ON cu.check_id = c.id
 LEFT JOIN counts h ON h.check_id = c.id
 LEFT JOIN latency l ON l.check_id = c.id
@@ -216,13 +221,16 @@ export const ENTRY_FILTER = `(c.deleted_at IS NULL OR ($7::timestamptz IS NOT NU
   AND ($9::uuid IS NULL OR c.id = $9::uuid)
   AND ($10::uuid IS NULL OR c.canary_id = $10::uuid)`
 
-/** The counts and latency CTEs (WITH …) for a window: raw runs only, or rollups with raw ends. */
-export const WINDOW_CTES = (rawOnly: boolean) => (rawOnly ? RAW_WINDOW_CTES : MIXED_WINDOW_CTES)
+/**
+ * The `counts` and `latency` CTEs (a list for WITH) for a window: raw runs only, or rollups
+ * with raw ends; `scope` narrows the checks they read.
+ */
+export const windowCtes = (rawOnly: boolean, scope: Scope = ONE_OR_ALL) => (rawOnly ? rawWindowCtes(scope) : mixedWindowCtes(scope))
 
-export const SUMMARY_SQL = (order: 'ASC' | 'DESC', rawOnly: boolean) => `${WINDOW_CTES(rawOnly)}
+export const SUMMARY_SQL = (order: 'ASC' | 'DESC', rawOnly: boolean) => `WITH ${windowCtes(rawOnly)}
 SELECT coalesce('[' || string_agg(j.row, ', ' ORDER BY j.name ${order}, j.id) || ']', '[]') AS body FROM (
 SELECT c.name, c.id, ${ENTRY_JSON} AS row
-${ENTRY_JOINS}
+${ENTRY_JOINS()}
 WHERE ${ENTRY_FILTER}
 ) AS j`
 

@@ -7,7 +7,7 @@ import {
   SORT_COLUMNS,
   type SummaryViewRequest,
 } from '#contract/canary/summary-view.ts'
-import { ENTRY_FILTER, ENTRY_JOINS, ENTRY_JSON, MERGED_LABELS, SUMMARY_SETTINGS, SummaryInputError, summaryParams, WINDOW_CTES, type SummaryQuery } from './canary-summary.ts'
+import { ENTRY_FILTER, ENTRY_JOINS_AFTER_CHECKS, ENTRY_JSON, MERGED_LABELS, SummaryInputError, summaryParams, windowCtes, type SummaryQuery } from './canary-summary.ts'
 
 /*
  * The /health list in SQL (docs/decisions/017-health-list-in-sql.md): Lookout's extension of
@@ -103,7 +103,7 @@ const GROUP_KEYS = {
   latency: 'coalesce(g.latency, -1)',
 }
 
-/** sortRows' order: the column (reversed by desc), then the name ascending, then the summary's order (`pos`). */
+/** sortRows' order: the column (reversed by desc), then the name ascending, then the summary's order (`pos`: name, id). */
 function orderSql(name: string, keys: Record<'health' | 'uptime' | 'latency', string>, pos: string, view: SummaryViewRequest): string {
   const direction = view.sortDesc ? 'DESC' : 'ASC'
   if (view.sortBy === null) return `${name}, ${pos}`
@@ -125,37 +125,84 @@ const P = {
   pageSize: '$22::integer',
 }
 
+/*
+ * What the list needs of every check is its counts and shown latency over the window; the
+ * last pass and failure (the costly part of the summary's counting) only for the checks it
+ * shows. So the statement counts every check in one light pass (raw ends, then one pass over
+ * the buckets for both counts and percentiles), and runs the summary's own CTEs, narrowed to
+ * the page's checks, to write their entries.
+ */
+/**
+ * The run-weighted mean of a percentile over the buckets, rounded half away from zero: what the
+ * summary's `round(sum(p::numeric * total) / sum(total))` gives, in float8 arithmetic, several
+ * times cheaper than numeric's. Exact: the sums are integers far below 2^53, and floor((2n + d) /
+ * 2d) of such integers is the rounded quotient (a quotient's distance to the next integer, at
+ * least 1/2d, is far above float8's rounding error).
+ */
+export const ROUNDED_MEAN = (p: string) => `floor((2 * sum(b.${p}::float8 * b.total) FILTER (WHERE b.${p} IS NOT NULL) + sum(b.total) FILTER (WHERE b.${p} IS NOT NULL))
+      / nullif(2 * sum(b.total::float8) FILTER (WHERE b.${p} IS NOT NULL), 0))::integer`
+
+const listCounts = (rawOnly: boolean) => `list_raw AS MATERIALIZED (
+  SELECT s.check_id, count(*) AS total, count(*) FILTER (WHERE s.status) AS passed, count(*) FILTER (WHERE NOT s.status) AS failed
+  FROM ${rawOnly
+    ? 'check_statuses s WHERE s.time > $1 AND s.time <= $4'
+    : `(SELECT s.check_id, s.status FROM check_statuses s WHERE s.time > $1 AND s.time < $2
+      UNION ALL SELECT s.check_id, s.status FROM check_statuses s WHERE s.time >= $3 AND s.time <= $4) s`}
+  GROUP BY s.check_id
+), list_buckets AS MATERIALIZED (
+  SELECT b.check_id,
+    sum(b.total) FILTER (WHERE b.counted) AS total, sum(b.passed) FILTER (WHERE b.counted) AS passed, sum(b.failed) FILTER (WHERE b.counted) AS failed,
+    ${ROUNDED_MEAN('p99')} AS p99, ${ROUNDED_MEAN('p97')} AS p97, ${ROUNDED_MEAN('p95')} AS p95
+  FROM (
+    SELECT h.check_id, h.total, h.passed, h.failed, h.p99, h.p97, h.p95, ${rawOnly ? 'false' : 'h.created_at >= $2 AND h.created_at < $3'} AS counted
+    FROM check_statuses_1h h
+    WHERE h.created_at > $1::timestamptz - interval '1 hour' AND h.created_at <= $4 AND NOT (h.created_at >= $5 AND h.created_at < $6)
+    UNION ALL
+    SELECT d.check_id, d.total, d.passed, d.failed, d.p99, d.p97, d.p95, true FROM check_statuses_1d d
+    WHERE d.created_at >= $5 AND d.created_at < $6
+  ) b
+  GROUP BY b.check_id
+)`
+
 export function summaryViewSql(view: SummaryViewRequest, rawOnly: boolean): string {
   const groupBy = effectiveGroupBy(view.groupBy)
-  const checkOrder = orderSql(CHECK_NAME, CHECK_KEYS, 'k.pos', view)
+  const checkOrder = orderSql(CHECK_NAME, CHECK_KEYS, 'k.name, k.id', view)
+  const filters = [
+    view.hidePassing ? `b.status <> 'healthy'` : null,
+    view.query ? `(strpos(lower(coalesce(b.description, '')), ${P.query}) > 0
+      OR strpos(lower(coalesce(b.canary_name, '')), ${P.query}) > 0 OR strpos(lower(b.name), ${P.query}) > 0)` : null,
+    view.labels.exclude.length ? `NOT EXISTS (SELECT 1 FROM jsonb_array_elements(${P.exclude}) x WHERE b.labels -> (x ->> 0) = x -> 1)` : null,
+    view.labels.include.length ? `NOT EXISTS (SELECT 1 FROM jsonb_array_elements(${P.include}) i
+      WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(i -> 1) v WHERE b.labels -> (i ->> 0) = v))` : null,
+  ].filter((filter) => filter !== null)
   // Every parameter is named once here, so each has a type whichever shape the statement takes.
-  const base = `${WINDOW_CTES(rawOnly)}, view_params AS (
-  SELECT ${P.tabLabel}::text AS tab_label, ${P.groupLabel}::text AS group_label, ${P.expanded} AS expanded
-), base AS MATERIALIZED (
+  const base = `WITH view_params AS (
+  SELECT ${P.hidePassing} AS hide_passing, ${P.query} AS query, ${P.include} AS include, ${P.exclude} AS exclude,
+    ${P.tabLabel}::text AS tab_label, ${P.groupLabel}::text AS group_label, ${P.expanded} AS expanded,
+    $9::uuid AS check_id, $11::integer AS statuses, $12::boolean AS messages
+), ${listCounts(rawOnly)}, base AS MATERIALIZED (
   SELECT c.id, c.name, ca.name AS canary_name, coalesce(c.namespace, '') AS namespace, coalesce(c.type, '') AS type,
     coalesce(c.status, '') AS status, nullif(c.description, '') AS description, ${MERGED_LABELS} AS labels,
     ${view.tabBy === 'agent_id' ? `coalesce((SELECT a.name FROM agents a WHERE a.id = coalesce(c.agent_id, ${NIL_AGENT})),
       CASE WHEN coalesce(c.agent_id, ${NIL_AGENT}) = ${NIL_AGENT} THEN 'local' ELSE c.agent_id::text END)` : 'NULL::text'} AS agent,
     CASE WHEN h.total > 0 THEN h.passed ELSE (f.status IS TRUE)::integer END AS passed,
     CASE WHEN h.total > 0 THEN h.failed ELSE (f.status IS FALSE)::integer END AS failed,
-    CASE WHEN h.total > 0 THEN coalesce(nullif(l.p95, 0), nullif(l.p97, 0), nullif(l.p99, 0)) ELSE nullif(f.duration, 0) END AS latency,
-    row_number() OVER (ORDER BY c.name, c.id) AS pos
+    CASE WHEN h.total > 0 THEN coalesce(nullif(h.p95, 0), nullif(h.p97, 0), nullif(h.p99, 0)) ELSE nullif(f.duration, 0) END AS latency
   FROM checks c
   JOIN canaries ca ON ca.id = c.canary_id
-  LEFT JOIN counts h ON h.check_id = c.id
-  LEFT JOIN latency l ON l.check_id = c.id
+  LEFT JOIN list_raw r ON r.check_id = c.id
+  LEFT JOIN list_buckets lb ON lb.check_id = c.id
+  CROSS JOIN LATERAL (
+    SELECT coalesce(r.total, 0) + coalesce(lb.total, 0) AS total, coalesce(r.passed, 0) + coalesce(lb.passed, 0) AS passed,
+      coalesce(r.failed, 0) + coalesce(lb.failed, 0) AS failed, lb.p99, lb.p97, lb.p95) AS h
   LEFT JOIN LATERAL (
     SELECT s.status, s.duration FROM check_statuses s
-    WHERE coalesce(h.total, 0) = 0 AND s.check_id = c.id AND s.time <= $4 ORDER BY s.time DESC LIMIT 1) AS f ON true
+    WHERE h.total = 0 AND s.check_id = c.id AND s.time <= $4 ORDER BY s.time DESC LIMIT 1) AS f ON true
   WHERE ${ENTRY_FILTER}
 ), filtered AS MATERIALIZED (
-  SELECT b.*, ${fieldSql(view.tabBy, P.tabLabel)} AS tab FROM base b
-  WHERE (NOT ${P.hidePassing} OR b.status <> 'healthy')
-    AND (${P.query} = '' OR strpos(lower(coalesce(b.description, '')), ${P.query}) > 0
-      OR strpos(lower(coalesce(b.canary_name, '')), ${P.query}) > 0 OR strpos(lower(b.name), ${P.query}) > 0)
-    AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(${P.exclude}) x WHERE b.labels -> (x ->> 0) = x -> 1)
-    AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(${P.include}) i
-      WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(i -> 1) v WHERE b.labels -> (i ->> 0) = v))
+  SELECT b.id, b.name, b.description, b.namespace, b.type, b.status, b.passed, b.failed, b.latency,
+    ${fieldSql(view.tabBy, P.tabLabel)} AS tab, ${groupBy === null ? 'NULL::text' : fieldSql(groupBy, P.groupLabel)} AS grp
+  FROM base b${filters.length ? `\n  WHERE ${filters.join('\n    AND ')}` : ''}
 ), chosen AS MATERIALIZED (
   SELECT b.* FROM filtered b
   WHERE ${P.tab} = '${ALL_TAB}' OR b.tab = ${P.tab} OR NOT EXISTS (SELECT 1 FROM filtered t WHERE t.tab = ${P.tab})
@@ -164,7 +211,7 @@ export function summaryViewSql(view: SummaryViewRequest, rawOnly: boolean): stri
 SELECT '{"counts":' || (SELECT json_build_object('all', count(*), 'healthy', count(*) FILTER (WHERE b.status = 'healthy')) FROM base b)::text
   || ',"labels":' || (SELECT coalesce(json_agg(json_build_array(p.key, p.value)), '[]'::json) FROM (
        SELECT DISTINCT e.key, CASE WHEN jsonb_typeof(e.value) = 'string' THEN e.value #>> '{}' END AS value
-       FROM base b, jsonb_each(b.labels) e) p)::text
+       FROM (SELECT DISTINCT b.labels FROM base b) b, jsonb_each(b.labels) e) p)::text
   || ',"tabs":' || (SELECT coalesce(json_agg(json_build_array(t.tab, t.n)), '[]'::json) FROM (SELECT b.tab, count(*) AS n FROM filtered b GROUP BY b.tab) t)::text
   || ',"totalChecks":' || (SELECT count(*) FROM chosen)
   || ',"totalRows":' || paging.total || ',"page":' || paging.page
@@ -174,10 +221,12 @@ FROM paging`
   SELECT count(*)::integer AS total, least(${P.page}, greatest(1, ceil(count(*)::numeric / ${P.pageSize})::integer)) AS page FROM ${source}
 )`
   const onPage = `o.rn > (paging.page - 1) * ${P.pageSize} AND o.rn <= paging.page * ${P.pageSize}`
-  const entries = (needed: string) => `, entries AS (
+  // The summary's own CTEs, narrowed to the checks whose entries are written.
+  const entries = (needed: string) => `, needed AS MATERIALIZED (${needed}
+), ${windowCtes(rawOnly, (alias) => `${alias}.check_id = ANY(ARRAY(SELECT n.id FROM needed n))`)}, entries AS (
   SELECT c.id, ${ENTRY_JSON} AS row
-  ${ENTRY_JOINS}
-  WHERE c.id IN (${needed})
+  FROM needed n JOIN checks c ON c.id = n.id
+  ${ENTRY_JOINS_AFTER_CHECKS}
 )`
 
   if (groupBy === null) {
@@ -188,34 +237,39 @@ FROM paging`
 )${entries('SELECT p.id FROM page_rows p')}${frame(`SELECT p.rn, '{"kind":"check","check":' || e.row || '}' AS row FROM page_rows p JOIN entries e ON e.id = p.id`)}`
   }
 
-  const groupOrder = orderSql(GROUP_NAME, GROUP_KEYS, 'g.pos', view)
-  return `${base}, grouped AS MATERIALIZED (
-  SELECT b.*, ${fieldSql(groupBy, P.groupLabel)} AS grp FROM chosen b
-), groups AS (
+  const groupOrder = orderSql(GROUP_NAME, GROUP_KEYS, 'f.name, f.id', view)
+  return `${base}, groups AS (
   SELECT k.grp AS key, count(*)::integer AS n,
     count(*) FILTER (WHERE k.status = 'healthy')::integer AS healthy, count(*) FILTER (WHERE k.status = 'unhealthy')::integer AS unhealthy,
     count(*) FILTER (WHERE k.failed = 0 AND k.passed > 0)::integer AS passing, round(avg(k.latency))::integer AS latency,
     count(DISTINCT k.type) = 1 AS same_type,
-    coalesce(array_agg(DISTINCT k.namespace) FILTER (WHERE k.namespace <> ''), '{}') AS namespaces, min(k.pos) AS pos
-  FROM grouped k GROUP BY k.grp
+    coalesce(array_agg(DISTINCT k.namespace) FILTER (WHERE k.namespace <> ''), '{}') AS namespaces
+  FROM chosen k GROUP BY k.grp
+), firsts AS (
+  SELECT DISTINCT ON (k.grp) k.grp AS key, k.id, k.name FROM chosen k ORDER BY k.grp, k.name, k.id
 ), ordered AS (
-  SELECT g.*, row_number() OVER (ORDER BY ${groupOrder}) AS rn FROM groups g
+  SELECT g.*, f.id AS first_id, row_number() OVER (ORDER BY ${groupOrder}) AS rn FROM groups g JOIN firsts f ON f.key = g.key
 )${paging('groups')}, page_rows AS (
   SELECT o.* FROM ordered o, paging WHERE ${onPage}
 ), children AS (
   SELECT k.id, k.grp, row_number() OVER (PARTITION BY k.grp ORDER BY ${checkOrder}) AS rn
-  FROM grouped k WHERE k.grp = ANY(${P.expanded}) AND k.grp IN (SELECT p.key FROM page_rows p)
-), firsts AS (
-  SELECT p.key, k.id FROM page_rows p JOIN grouped k ON k.pos = p.pos
-)${entries('SELECT f.id FROM firsts f UNION SELECT ch.id FROM children ch')}${frame(`
+  FROM chosen k WHERE k.grp = ANY(${P.expanded}) AND k.grp IN (SELECT p.key FROM page_rows p)
+)${entries('SELECT p.first_id AS id FROM page_rows p UNION SELECT ch.id FROM children ch')}${frame(`
   SELECT p.rn, '{"kind":"group","key":' || to_json(p.key)::text
     || ',"stats":' || json_build_object('count', p.n, 'healthy', p.healthy, 'unhealthy', p.unhealthy, 'passing', p.passing,
          'latency', p.latency, 'sameType', p.same_type, 'namespaces', p.namespaces)::text
     || ',"first":' || fe.row
     || ',"children":' || coalesce((SELECT '[' || string_agg(e.row, ',' ORDER BY ch.rn) || ']' FROM children ch JOIN entries e ON e.id = ch.id WHERE ch.grp = p.key), '[]')
     || '}' AS row
-  FROM page_rows p JOIN firsts f ON f.key = p.key JOIN entries fe ON fe.id = f.id`)}`
+  FROM page_rows p JOIN entries fe ON fe.id = p.first_id`)}`
 }
+
+/**
+ * The summary's settings, and no parallel workers: the statement's passes are a few tens of
+ * milliseconds each, and on a two-core server gathering workers' sorted partial aggregates cost
+ * as much as it saved (bench/health-page, 6 h: 118–153 ms with workers, 109–135 ms without).
+ */
+const VIEW_SETTINGS = `SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), set_config('max_parallel_workers_per_gather', '0', true)`
 
 /** The list's page and counts as JSON text (contract SummaryViewAnswer). */
 export async function getSummaryViewJson(db: Db, query: SummaryQuery, view: SummaryViewRequest): Promise<string> {
@@ -223,7 +277,7 @@ export async function getSummaryViewJson(db: Db, query: SummaryQuery, view: Summ
   const groupBy = effectiveGroupBy(view.groupBy)
   const labelKey = (field: string | null) => (field?.startsWith(LABEL_PREFIX) ? field.slice(LABEL_PREFIX.length) : null)
   const { rows } = await db.transaction(async (tx) => {
-    await tx.query(SUMMARY_SETTINGS)
+    await tx.query(VIEW_SETTINGS)
     return tx.query<{ body: string }>(summaryViewSql(view, rawOnly), [
       ...params,
       view.hidePassing, view.query.toLowerCase(), JSON.stringify(view.labels.include), JSON.stringify(view.labels.exclude),
