@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { AppLoadContext } from '@remix-run/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadSummary } from '#app/lib/health.server.ts'
+import { loadHealthView, loadSummary } from '#app/lib/health.server.ts'
+import { parseHealthParams } from '#app/components/health/health-params.ts'
 
 /*
  * loadSummary's stampede guard against a real HTTP server standing where the gateway would:
@@ -58,5 +59,74 @@ describe('loadSummary: one summary request per credential and window at a time',
       loadSummary(argsFor('Bearer one'), '6h', true),
     ])
     expect(requests).toBe(4)
+  })
+})
+
+/*
+ * loadHealthView: one function decides who builds the /health list. Against a canary API that
+ * ignores the list's question (canary-checker, Mission Control) the console builds it from the
+ * whole summary; against Lookout's backend, which answers `lookout_view`, it takes the page.
+ */
+describe('loadHealthView: the page from Lookout, or the list built here from a whole summary', () => {
+  let server: Server
+  let baseUrl = ''
+  let answerView = false
+  const urls: string[] = []
+  const entry = (id: string, status: string, canary: string) => ({ id, name: id, canary_name: canary, namespace: 'default', type: 'http', status, uptime: { passed: 1, failed: 0 }, latency: { p95: 10, rolling1h: 0 } })
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      urls.push(request.url ?? '')
+      response.setHeader('content-type', 'application/json')
+      if (answerView && (request.url ?? '').includes('lookout_view=')) {
+        const view = {
+          counts: { all: 3, healthy: 2 },
+          labels: [],
+          tabs: [['default', 1]],
+          totalChecks: 1,
+          totalRows: 1,
+          page: 1,
+          rows: [{ kind: 'group', key: 'web', stats: { count: 1, healthy: 0, unhealthy: 1, passing: 1, latency: 10, sameType: true, namespaces: ['default'] }, first: entry('c', 'unhealthy', 'web'), children: [] }],
+        }
+        response.end(JSON.stringify({ runnerName: 'local', lookout_view: view }))
+        return
+      }
+      response.end(JSON.stringify({ runnerName: 'local', checks_summary: [entry('a', 'healthy', 'pay'), entry('b', 'healthy', 'pay'), entry('c', 'unhealthy', 'web')] }))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+  const args = () => ({
+    request: new Request('http://console.test/health', { headers: { authorization: 'Bearer view' } }),
+    context: { gateway: { gatewayBaseUrl: baseUrl, gatewayTimeoutMs: 5000 } } as unknown as AppLoadContext,
+  })
+
+  it('asks once with the question and builds the same view either way', async () => {
+    const params = parseHealthParams(new URLSearchParams(''))
+    answerView = false
+    urls.length = 0
+    let agentReads = 0
+    const upstream = await loadHealthView(args(), params, async () => (agentReads++, new Map()))
+    expect(urls).toHaveLength(1)
+    expect(urls[0]).toContain('lookout_view=')
+    expect(agentReads).toBe(0)
+    expect(upstream.rows.map((row) => row.name)).toEqual(['web'])
+    expect(upstream.counts).toEqual({ all: 3, healthy: 2, unhealthy: 1 })
+
+    answerView = true
+    urls.length = 0
+    const embedded = await loadHealthView(args(), params, async () => (agentReads++, new Map()))
+    expect(urls).toHaveLength(1)
+    expect(embedded).toEqual(upstream)
+  })
+
+  it('reads agent names only when it builds Agent tabs itself', async () => {
+    answerView = false
+    let agentReads = 0
+    const view = await loadHealthView(args(), parseHealthParams(new URLSearchParams('tabBy=agent_id&hidePassing=false')), async () => (agentReads++, new Map()))
+    expect(agentReads).toBe(1)
+    expect(view.tabs.map((tab) => tab.label)).toEqual(['All', 'local'])
   })
 })
