@@ -103,6 +103,8 @@ export function grantMatch(area: string, object: string, action: string, policyO
 }
 
 const NO_RESOURCE = Object.freeze({ none: true })
+/** Distinct (area, object, action) requests kept per subject: the access map names a few hundred. */
+const MAX_DECISIONS = 2000
 
 type Built = {
   enforcer: Enforcer
@@ -113,6 +115,13 @@ type Built = {
   conditions: Map<string, PermissionCondition>
   /** Objects (and '*') named by rules that need a resource to apply. */
   narrowedObjects: Set<string>
+  /**
+   * Decisions already taken for requests without a resource, while the subject has no
+   * conditional permission: the enforcer's answer then depends only on the loaded policy, which
+   * this object lives and dies with. (casbin's own enforce cache keys on the request's strings
+   * but is not used by enforceEx, and it would cache the resource sentinel's decisions as well.)
+   */
+  decisions: Map<string, [boolean, string[]]> | null
 }
 
 function policySubject(subject: AccessSubject): PolicySubject {
@@ -189,6 +198,7 @@ export function createAuthorizer(
       permissions: [...adapter.permissions],
       conditions: adapter.conditions,
       narrowedObjects,
+      decisions: adapter.conditions.size === 0 ? new Map() : null,
     }
   }
 
@@ -215,6 +225,16 @@ export function createAuthorizer(
     return built
   }
 
+  function decide(built: Built, area: string, request: AccessRequest): [boolean, string[]] {
+    const memo = request.resource ? null : built.decisions
+    const key = memo ? `${area}\0${request.object}\0${request.action}` : ''
+    const known = memo?.get(key)
+    if (known) return known
+    const decision = built.enforcer.enforceExSync(built.subject, area, request.object, request.action, request.resource ?? NO_RESOURCE)
+    if (memo && memo.size < MAX_DECISIONS) memo.set(key, decision)
+    return decision
+  }
+
   function areaFor(request: AccessRequest): string {
     if (request.area === null) return ''
     return request.area ?? areaOfObject(request.object) ?? ''
@@ -229,13 +249,7 @@ export function createAuthorizer(
       }
       const built = await load(subject)
       const area = areaFor(request)
-      const [allowed, explain] = built.enforcer.enforceExSync(
-        built.subject,
-        area,
-        request.object,
-        request.action,
-        request.resource ?? NO_RESOURCE,
-      )
+      const [allowed, explain] = decide(built, area, request)
       const target = `${request.object}${area && area !== request.object ? ` (${area})` : ''}:${request.action}`
       if (allowed) {
         const rule = explain.length > 0 ? ` by ${explain[0]}:${explain[1]}:${explain[2]}${explain[5] && explain[5] !== 'na' ? ` [permission ${explain[5]}]` : ''}` : ''
