@@ -18,23 +18,28 @@ declare module '@remix-run/node' {
  * overhead and request (seventeen chunks of 0.1–3 KB compress to 17.2 KB apart and 12.9 KB
  * together), so modules that pages load together share a chunk (decision 014):
  * - `framework`: React, Remix, the preload helper and the small modules every document loads
- *   (nonce, route handle, `cn`, icons, button, alert, the error boundary, formatting, preferences).
+ *   (nonce, route handle, `cn`, icons, button, alert, the error boundary, formatting, preferences,
+ *   `formShape`).
  * - `tables`: the table markup, paging and sort links every list and /health render.
- * - `lists`: DataTable, the list page, toast, confirm dialog and modal of the list screens;
- *   /health loads it only on demand (its toast and modal are lazy).
+ * - `lists`: DataTable, the list page, toast, confirm dialog, modal, input and label of the list
+ *   screens; /health loads it only on demand (its toast and modal are lazy).
+ * - `forms`: what renders a form — useSchemaForm, conform's prop helpers, Field and ErrorList
+ *   (decision 016: neither zod nor conform's form runtime reaches the browser).
  * Rollup puts a manual chunk's unassigned imports into that chunk, lazily loaded server twins
  * included, so the lazily loaded error page is named here to keep it out of `framework`.
  */
 const FRAMEWORK_PACKAGES = /node_modules\/(react|react-dom|scheduler|@remix-run|react-router|react-router-dom|turbo-stream|remix-utils|clsx)\//
 const CHUNK_OF_MODULE: Array<[RegExp, string]> = [
   [/\/app\/components\/(error-page|not-found)\.tsx$/, 'error-page'],
-  [/\/app\/(lib\/(nonce-provider|route-handle|cn|format|preferences)\.ts|components\/(error-boundary|error-view|inline-error|ui\/(icons|button|alert))\.tsx)$/, 'framework'],
+  [/\/app\/(lib\/(nonce-provider|route-handle|cn|format|preferences|form-shape)\.ts|components\/(error-boundary|error-view|inline-error|ui\/(icons|button|alert))\.tsx)$/, 'framework'],
   [/\/app\/components\/(data-table\/(url-table|pagination|table-parts|hidden-params|use-virtual-window)|ui\/(table|badge))\.tsx?$/, 'tables'],
-  [/\/app\/components\/(data-table\/data-table|list-page\/list-page|confirm-dialog\/confirm-dialog|modal\/modal|modal\/dialog-behaviour|toast|date-time)\.tsx?$/, 'lists'],
+  [/\/app\/components\/(data-table\/data-table|list-page\/list-page|confirm-dialog\/confirm-dialog|modal\/modal|modal\/dialog-behaviour|toast|date-time|ui\/input|ui\/label)\.tsx?$/, 'lists'],
+  [/\/app\/components\/(use-schema-form|forms)\.tsx?$/, 'forms'],
 ]
 
 function chunkOf(id: string): string | undefined {
   if (id.includes('vite/preload-helper') || FRAMEWORK_PACKAGES.test(id)) return 'framework'
+  if (id.includes('node_modules/@conform-to/react/')) return 'forms'
   return CHUNK_OF_MODULE.find(([pattern]) => pattern.test(id))?.[1]
 }
 

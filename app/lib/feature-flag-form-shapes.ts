@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { formShape } from '#app/components/use-schema-form.ts'
+import { formShape } from '#app/lib/form-shape.ts'
 import type { CreatePropertySchema } from './feature-flag-forms.ts'
 import { FEATURE_PARENTS, FEATURES, getSwitchedOffNames, isFeatureDisabled, type Feature, type Property } from './features.ts'
 
@@ -24,6 +24,19 @@ export const PropertyShape = formShape<Omit<z.input<typeof CreatePropertySchema>
   name: { required: true, pattern: `^(?=.*(?:${PROPERTY_NAME_PATTERN.source})).*$` },
   value: { required: true, minLength: 1, maxLength: 2000 },
 })
+
+const DIALOGS = ['add', 'edit', 'delete'] as const
+export type FeatureFlagsSearch = { dialog?: (typeof DIALOGS)[number]; name?: string }
+
+/**
+ * URL state: which dialog is open and for which property; anything else falls back to none.
+ * Read without zod: the page reads it in the browser, where zod is not shipped (decision 016).
+ */
+export function parseFeatureFlagsSearch(search: URLSearchParams): FeatureFlagsSearch {
+  const dialog = DIALOGS.find((value) => value === search.get('dialog'))
+  const name = search.get('name')?.trim()
+  return { dialog, name: name && name.length <= 200 ? name : undefined }
+}
 
 /** A property as the screen lists it: `source` is `db` (editable here) or the server's own (`local`). */
 export type PropertyRow = { name: string; value: string; source: string; description: string }

@@ -40,15 +40,3 @@ export const ToggleFeatureSchema = z.object({
 
 /** The page's four forms, told apart by a hidden `intent`. */
 export const FeatureFlagsActionSchema = z.discriminatedUnion('intent', [CreatePropertySchema, UpdatePropertySchema, DeletePropertySchema, ToggleFeatureSchema])
-
-/** URL state: which dialog is open and for which property; anything else falls back to none. */
-export const FeatureFlagsSearchSchema = z.object({
-  dialog: z.enum(['add', 'edit', 'delete']).optional().catch(undefined),
-  name: z.string().trim().min(1).max(200).optional().catch(undefined),
-})
-
-export type FeatureFlagsSearch = z.infer<typeof FeatureFlagsSearchSchema>
-
-export function parseFeatureFlagsSearch(search: URLSearchParams): FeatureFlagsSearch {
-  return FeatureFlagsSearchSchema.parse({ dialog: search.get('dialog') ?? undefined, name: search.get('name') ?? undefined })
-}

@@ -1,5 +1,4 @@
-import type { FormShape } from '#app/components/use-schema-form.ts'
-import { formShape } from '#app/components/use-schema-form.ts'
+import { formShape, type FormShape } from '#app/lib/form-shape.ts'
 import type {
   AddHypothesisSchema,
   AddResponderSchema,

@@ -138,7 +138,7 @@ export type IncidentSortColumn = (typeof INCIDENT_SORT_COLUMNS)[number]
 export const INCIDENT_PAGE_SIZES = [50, 100, 200] as const
 export const DEFAULT_INCIDENT_PAGE_SIZE = 50
 
-export type IncidentListParams = z.infer<typeof IncidentListSearchSchema>
+export type IncidentListParams = z.infer<ReturnType<typeof buildIncidentListSearchSchema>>
 
 /** Repeated or comma-separated values, kept (deduplicated, in the vocabulary's spelling) only when they belong to it. */
 function vocabularyList(allowed: readonly string[]) {
@@ -153,42 +153,48 @@ function vocabularyList(allowed: readonly string[]) {
  * The incidents list's URL state (filters, search, sort, paging, the create dialog), read by
  * one schema: each missing or bad value falls back to its default, so any URL renders the list.
  * The default order is newest first; a chosen column sorts ascending unless `sortDesc=true`.
+ * Built on first use: this module's vocabulary is rendered in the browser, where zod is not
+ * shipped, and a schema built at module level would bring it along (decision 016).
  */
-const IncidentListSearchSchema = z.object({
-  status: vocabularyList(INCIDENT_STATUSES),
-  severity: vocabularyList(INCIDENT_SEVERITY_OPTIONS.map((option) => option.value)),
-  type: vocabularyList(INCIDENT_TYPES),
-  /** The incident's owner, its commander; `owner` is accepted as an alias in the URL. */
-  commander: z
-    .array(z.string().nullable())
-    .transform((values) => values.find(isUuid) ?? null)
-    .catch(null),
-  search: z
-    .string()
-    .transform((value) => value.trim().slice(0, 200))
-    .catch(''),
-  sortBy: z.enum(INCIDENT_SORT_COLUMNS).nullable().catch(null),
-  sortDesc: z.string().nullable().catch(null),
-  page: z
-    .string()
-    .regex(/^\d{1,6}$/)
-    .transform(Number)
-    .pipe(z.number().int().min(1))
-    .catch(1),
-  pageSize: z.coerce
-    .number()
-    .refine((value) => (INCIDENT_PAGE_SIZES as readonly number[]).includes(value))
-    .catch(DEFAULT_INCIDENT_PAGE_SIZE),
-  dialog: z.literal('new').nullable().catch(null),
-}).transform(({ sortBy, sortDesc, ...rest }) => ({
-  ...rest,
-  sortBy: sortBy ?? ('created_at' as IncidentSortColumn),
-  sortDesc: sortBy ? sortDesc === 'true' : sortDesc !== 'false',
-}))
+function buildIncidentListSearchSchema() {
+  return z.object({
+    status: vocabularyList(INCIDENT_STATUSES),
+    severity: vocabularyList(INCIDENT_SEVERITY_OPTIONS.map((option) => option.value)),
+    type: vocabularyList(INCIDENT_TYPES),
+    /** The incident's owner, its commander; `owner` is accepted as an alias in the URL. */
+    commander: z
+      .array(z.string().nullable())
+      .transform((values) => values.find(isUuid) ?? null)
+      .catch(null),
+    search: z
+      .string()
+      .transform((value) => value.trim().slice(0, 200))
+      .catch(''),
+    sortBy: z.enum(INCIDENT_SORT_COLUMNS).nullable().catch(null),
+    sortDesc: z.string().nullable().catch(null),
+    page: z
+      .string()
+      .regex(/^\d{1,6}$/)
+      .transform(Number)
+      .pipe(z.number().int().min(1))
+      .catch(1),
+    pageSize: z.coerce
+      .number()
+      .refine((value) => (INCIDENT_PAGE_SIZES as readonly number[]).includes(value))
+      .catch(DEFAULT_INCIDENT_PAGE_SIZE),
+    dialog: z.literal('new').nullable().catch(null),
+  }).transform(({ sortBy, sortDesc, ...rest }) => ({
+    ...rest,
+    sortBy: sortBy ?? ('created_at' as IncidentSortColumn),
+    sortDesc: sortBy ? sortDesc === 'true' : sortDesc !== 'false',
+  }))
+}
+let incidentListSearchSchema: ReturnType<typeof buildIncidentListSearchSchema> | undefined
 
 /** Reads the list's filters, search, sort, paging and dialog from the URL; junk falls back to defaults. */
 export function parseIncidentListParams(params: URLSearchParams): IncidentListParams {
-  return IncidentListSearchSchema.parse({
+  incidentListSearchSchema ??= buildIncidentListSearchSchema()
+  return incidentListSearchSchema.parse({
     status: params.getAll('status'),
     severity: params.getAll('severity'),
     type: params.getAll('type'),

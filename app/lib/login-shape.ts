@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { formShape } from '#app/components/use-schema-form.ts'
+import { formShape } from '#app/lib/form-shape.ts'
 import type { LoginSchema } from './login-form.ts'
 
 /** The token sign-in form as the page renders it: `getZodConstraint(LoginSchema)` (decision 016). */

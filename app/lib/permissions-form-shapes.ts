@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { formShape } from '#app/components/use-schema-form.ts'
+import { formShape } from '#app/lib/form-shape.ts'
 import type { PermissionFormSchema } from './permissions-form.ts'
 import { ROLE_SUBJECTS } from './role-subjects.ts'
 

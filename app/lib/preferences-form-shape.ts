@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { formShape } from '#app/components/use-schema-form.ts'
+import { formShape } from '#app/lib/form-shape.ts'
 import { DATE_TIME_FORMATS } from './format.ts'
 import type { PreferencesFormSchema } from './preferences-form.ts'
 import { CARD_WIDTH } from './preferences.ts'

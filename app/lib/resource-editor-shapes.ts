@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { formShape } from '#app/components/use-schema-form.ts'
+import { formShape } from '#app/lib/form-shape.ts'
 import type { Resource } from './access.ts'
 import type { Feature } from './features.ts'
 import { SETTINGS_TABLES } from './navigation.ts'

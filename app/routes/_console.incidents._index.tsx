@@ -1,24 +1,20 @@
-import { getFormProps, getInputProps, getSelectProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams, useSubmit } from '@remix-run/react'
+import { Form, Link, useActionData, useLoaderData, useSearchParams, useSubmit } from '@remix-run/react'
 import type { DataColumn } from '#app/components/data-table/data-table.tsx'
 import { Search } from '#app/components/ui/icons.tsx'
-import { useState } from 'react'
+import { CreateIncidentDialog as ServerRenderedCreateIncidentDialog } from '#app/components/incidents/create-incident-dialog.tsx'
+import { lazy, Suspense, useState } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { z } from 'zod'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Field } from '#app/components/forms.tsx'
-import { InlineError } from '#app/components/inline-error.tsx'
 import { IncidentStatusBadge, SeverityBadge } from '#app/components/incidents/incident-badges.tsx'
-import { SELECT_CLASS, SelectField, SEVERITY_OPTIONS, TYPE_OPTIONS } from '#app/components/incidents/incident-fields.tsx'
+import { SELECT_CLASS, SEVERITY_OPTIONS, TYPE_OPTIONS } from '#app/components/incidents/incident-fields.tsx'
 import { ListPage } from '#app/components/list-page/list-page.tsx'
-import { Button, buttonVariants } from '#app/components/ui/button.tsx'
-import { UrlDialog } from '#app/components/ui/dialog.tsx'
+import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
-import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import {
   INCIDENT_PAGE_SIZES,
@@ -26,13 +22,19 @@ import {
   incidentListHref,
   labelOf,
   parseIncidentListParams,
+  type IncidentListParams,
 } from '#app/lib/incidents.ts'
-import { CreateIncidentShape } from '#app/lib/incident-form-shapes.ts'
 import { CreateIncidentSchema } from '#app/lib/incident-forms.ts'
 import { createIncident, getWriteErrorMessage, listIncidents, listPeople, type IncidentSummaryRow } from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+
+// The create dialog (and the form code with it) loads when it shows; the server renders it in
+// place, so the no-JS page and hydration see the same markup (decisions 014, 016).
+const CreateIncidentDialog = import.meta.env.SSR
+  ? ServerRenderedCreateIncidentDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/incidents/create-incident-dialog.tsx').then((module) => ({ default: module.CreateIncidentDialog })))
 
 export const handle = { title: 'Incidents', feature: 'incidents', resource: 'incident' } satisfies RouteHandle
 
@@ -129,7 +131,7 @@ export default function IncidentsRoute() {
     <ListPage
       testId="incidents-page"
       addAction={canWrite ? { label: 'Create Incident', to: incidentListHref(listParams, { dialog: 'new', page }), testId: 'create-incident-open' } : null}
-      filterBar={<IncidentFilters people={people} />}
+      filterBar={<IncidentFilters people={people} current={params} />}
       table={{
         data: rows,
         columns,
@@ -143,24 +145,25 @@ export default function IncidentsRoute() {
       toast={toast}
     >
       {isDialogOpen && canWrite ? (
-        <CreateIncidentDialog
-          result={actionData?.result}
-          // The list's own path: posting to the index route without it would leave `?index` in the URL.
-          action={incidentListHref(listParams, { dialog: 'new', page })}
-          closeTo={incidentListHref(listParams, { dialog: null, page })}
-        />
+        <Suspense fallback={null}>
+          <CreateIncidentDialog
+            result={actionData?.result}
+            // The list's own path: posting to the index route without it would leave `?index` in the URL.
+            action={incidentListHref(listParams, { dialog: 'new', page })}
+            closeTo={incidentListHref(listParams, { dialog: null, page })}
+          />
+        </Suspense>
       ) : null}
     </ListPage>
   )
 }
 
 /** A GET form over the URL; with JavaScript a change submits at once and the search waits for typing to pause. */
-function IncidentFilters({ people }: { people: Array<{ id: string; name: string }> }) {
+function IncidentFilters({ people, current }: { people: Array<{ id: string; name: string }>; current: IncidentListParams }) {
   const [searchParams] = useSearchParams()
   const submit = useSubmit()
   const isHydrated = useHydrated()
   const [timer, setTimer] = useState<ReturnType<typeof setTimeout> | null>(null)
-  const current = parseIncidentListParams(searchParams)
   const keep = ['sortBy', 'sortDesc', 'pageSize']
   const submitForm = (form: HTMLFormElement, delay = 0) => {
     if (timer) clearTimeout(timer)
@@ -199,52 +202,6 @@ function FilterSelect({ name, label, value, options }: { name: string; label: st
         ))}
       </select>
     </div>
-  )
-}
-
-function CreateIncidentDialog({ result, action, closeTo }: { result: SubmissionResult | undefined; action: string; closeTo: string }) {
-  const navigation = useNavigation()
-  const isCreating = navigation.state !== 'idle' && navigation.formMethod?.toLowerCase() === 'post'
-  const [form, fields] = useSchemaForm(CreateIncidentShape, {
-    id: 'create-incident',
-    lastResult: result,
-    defaultValue: { status: 'open' },
-  })
-  const { key: _key, ...description } = getTextareaProps(fields.description)
-  return (
-    <UrlDialog title="Create Incident" closeTo={closeTo} size="medium" testId="create-incident-dialog">
-      <Form method="post" action={action} {...getFormProps(form)} className="flex flex-col gap-4" data-testid="create-incident-form">
-        <InlineError message={form.errors?.join(' ')} />
-        <Field
-          labelProps={{ htmlFor: fields.title.id, children: 'Title' }}
-          inputProps={{ ...getInputProps(fields.title, { type: 'text' }), ...{ 'data-testid': 'incident-title' } }}
-          errors={fields.title.errors}
-        />
-        <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
-          <SelectField {...getSelectProps(fields.type)} label="Type" options={TYPE_OPTIONS} placeholder="Select type" errors={fields.type.errors} data-testid="incident-type" />
-          <SelectField {...getSelectProps(fields.severity)} label="Severity" options={SEVERITY_OPTIONS} placeholder="Select severity" errors={fields.severity.errors} data-testid="incident-severity" />
-          <SelectField
-            {...getSelectProps(fields.status)}
-            label="Status"
-            options={INCIDENT_STATUSES.map((value) => ({ value, label: labelOf(value) }))}
-            errors={fields.status.errors}
-            data-testid="incident-status"
-          />
-        </div>
-        <div className="flex flex-col gap-1.5">
-          <Label htmlFor={fields.description.id}>Description</Label>
-          <textarea {...description} rows={3} className="rounded-md border border-input bg-card px-3 py-2 text-sm" />
-        </div>
-        <div className="flex justify-end gap-2">
-          <Link to={closeTo} className={buttonVariants({ variant: 'outline' })}>
-            Cancel
-          </Link>
-          <Button type="submit" disabled={isCreating} data-testid="create-incident-submit">
-            {isCreating ? 'Creating...' : 'Create'}
-          </Button>
-        </div>
-      </Form>
-    </UrlDialog>
   )
 }
 

@@ -14,20 +14,17 @@ import { CheckTypeFormView, CheckTypeGrid, CheckTypeTabs } from '#app/components
 import { SourceNotice } from '#app/components/resource-editor/source-notice.tsx'
 import { Toast } from '#app/components/toast.tsx'
 import { hasAccess } from '#app/lib/access.ts'
-import { canaryFromForm, canaryYamlFromForm, checkTypeFormSchema, CUSTOM_CHECK_TYPE, flattenCheckFormValues, getCheckTypeForm, isCheckFormIntent } from '#app/lib/canary-check-forms.ts'
+import { CUSTOM_CHECK_TYPE, getCheckTypeForm } from '#app/lib/canary-check-fields.ts'
+import { canaryFromForm, canaryYamlFromForm, checkTypeFormSchema, flattenCheckFormValues, isCheckFormIntent } from '#app/lib/canary-check-forms.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
+import { DELETE_CONFIRMATION, getEditorKind, sourceInfo, type JobHistoryRow, type ResourceKind } from '#app/lib/resource-editor-shapes.ts'
 import {
   buildPayload,
-  DELETE_CONFIRMATION,
-  getEditorKind,
   formFieldOfEditorError,
   newResourceYaml,
   NewResourceActionSchema,
   ResourceActionSchema,
-  sourceInfo,
   toResourceYaml,
-  type JobHistoryRow,
-  type ResourceKind,
   type ResourcePayload,
 } from '#app/lib/resource-editor.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'

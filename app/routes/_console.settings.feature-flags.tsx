@@ -1,28 +1,31 @@
-import { getFormProps, getInputProps, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
+import { lazy, Suspense } from 'react'
 import { z } from 'zod'
+import { PropertyDialog as ServerRenderedPropertyDialog } from '#app/components/access/property-dialog.tsx'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Field } from '#app/components/forms.tsx'
-import { InlineError } from '#app/components/inline-error.tsx'
 import { ListPage } from '#app/components/list-page/list-page.tsx'
-import { Modal } from '#app/components/modal/modal.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Pencil, Trash2 } from '#app/components/ui/icons.tsx'
-import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess, isAdmin, type SessionInfo } from '#app/lib/access.ts'
 import { cn } from '#app/lib/cn.ts'
-import { buildFeatureRows, isEditable, PropertyShape, type FeatureRow, type PropertyRow } from '#app/lib/feature-flag-form-shapes.ts'
-import { FeatureFlagsActionSchema, parseFeatureFlagsSearch } from '#app/lib/feature-flag-forms.ts'
+import { buildFeatureRows, isEditable, parseFeatureFlagsSearch, type FeatureRow, type PropertyRow } from '#app/lib/feature-flag-form-shapes.ts'
+import { FeatureFlagsActionSchema } from '#app/lib/feature-flag-forms.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import { createProperty, deleteProperty, listProperties, PropertyConflict, setFeatureDisabled, updateProperty } from '#app/lib/properties.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+
+// The add/edit dialog (and the form code with it) loads when it shows; the server renders it in
+// place, so the no-JS page and hydration see the same markup (decisions 014, 016).
+const PropertyDialog = import.meta.env.SSR
+  ? ServerRenderedPropertyDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/access/property-dialog.tsx').then((module) => ({ default: module.PropertyDialog })))
 
 export const handle = { title: 'Feature Flags', feature: 'settings.feature_flags', resource: 'feature_flags' } satisfies RouteHandle
 
@@ -125,8 +128,10 @@ export default function FeatureFlagsRoute() {
         }
         toast={toast}
       >
-        {dialog === 'add' ? <PropertyDialog mode="create" lastResult={formResult} /> : null}
-        {dialog === 'edit' ? <PropertyDialog mode="update" lastResult={formResult} property={editing ?? { name: search.name ?? '', value: '' }} /> : null}
+        <Suspense fallback={null}>
+          {dialog === 'add' ? <PropertyDialog mode="create" lastResult={formResult} /> : null}
+          {dialog === 'edit' ? <PropertyDialog mode="update" lastResult={formResult} property={editing ?? { name: search.name ?? '', value: '' }} /> : null}
+        </Suspense>
       </ListPage>
     </div>
   )
@@ -150,41 +155,6 @@ function PropertyRowActions({ row }: { row: PropertyRow }) {
         <Trash2 aria-hidden="true" />
       </Link>
     </div>
-  )
-}
-
-function PropertyDialog({ mode, lastResult, property }: { mode: 'create' | 'update'; lastResult: SubmissionResult<string[]> | undefined; property?: { name: string; value: string } }) {
-  const navigation = useNavigation()
-  const saving = navigation.state === 'submitting' && navigation.formData?.get('intent') === mode
-  const [form, fields] = useSchemaForm(PropertyShape, { id: `property-${mode}`, lastResult, defaultValue: property ?? {} })
-  const action = mode === 'create' ? `${PAGE}?dialog=add` : `${PAGE}?dialog=edit&name=${encodeURIComponent(property?.name ?? '')}`
-  return (
-    <Modal title={mode === 'create' ? 'Add property' : 'Edit property'} closeTo={PAGE} size="very-small" expandable={false} testId="property-dialog">
-      <Form method="post" action={action} {...getFormProps(form)} className="flex flex-col gap-3" data-testid="property-form">
-        <input type="hidden" name="intent" value={mode} />
-        <InlineError message={form.errors?.join(' ')} />
-        {mode === 'create' ? (
-          <Field labelProps={{ htmlFor: fields.name.id, children: 'Name' }} inputProps={{ ...getInputProps(fields.name, { type: 'text' }), placeholder: 'incidents.disable' }} errors={fields.name.errors} />
-        ) : (
-          <div className="flex flex-col gap-1.5">
-            <span className="text-sm font-medium">Name</span>
-            <code className="rounded-md border bg-muted/40 px-2 py-1 text-sm" data-testid="property-name">
-              {property?.name}
-            </code>
-            <input type="hidden" name={fields.name.name} value={property?.name ?? ''} />
-          </div>
-        )}
-        <Field labelProps={{ htmlFor: fields.value.id, children: 'Value' }} inputProps={getInputProps(fields.value, { type: 'text' })} errors={fields.value.errors} />
-        <div className="flex justify-end gap-2">
-          <Link to={PAGE} preventScrollReset className={buttonVariants({ variant: 'outline', size: 'sm' })}>
-            Cancel
-          </Link>
-          <button type="submit" disabled={saving} className={buttonVariants({ size: 'sm' })} data-testid="property-submit">
-            {saving ? 'Saving...' : 'Save'}
-          </button>
-        </div>
-      </Form>
-    </Modal>
   )
 }
 

@@ -1,9 +1,10 @@
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useActionData, useLoaderData } from '@remix-run/react'
+import { lazy, Suspense } from 'react'
 import { z } from 'zod'
 import type { DataColumn } from '#app/components/data-table/data-table.tsx'
-import { PermissionDialog } from '#app/components/access/permission-dialog.tsx'
+import { PermissionDialog as ServerRenderedPermissionDialog } from '#app/components/access/permission-dialog.tsx'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
@@ -32,6 +33,12 @@ import {
 } from '#app/lib/permissions-form-shapes.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
+
+// The dialog (and the form code with it) loads when it shows; the server renders it in place, so
+// the no-JS page and hydration see the same markup (decisions 014, 016).
+const PermissionDialog = import.meta.env.SSR
+  ? ServerRenderedPermissionDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/access/permission-dialog.tsx').then((module) => ({ default: module.PermissionDialog })))
 
 export const handle = { title: 'Permissions', feature: 'settings.permissions', resource: 'permissions' } satisfies RouteHandle
 
@@ -249,16 +256,18 @@ export default function PermissionsRoute() {
       toast={toast}
     >
       {editor ? (
-        <PermissionDialog
-          key={editor.id ?? 'new'}
-          id={editor.id}
-          defaultValue={editor.defaultValue}
-          lastResult={formResult}
-          choices={editor.choices}
-          loadError={editor.loadError}
-          closeTo="/settings/permissions"
-          formAction={editor.id ? `/settings/permissions?dialog=permission&id=${editor.id}` : '/settings/permissions?dialog=permission'}
-        />
+        <Suspense fallback={null}>
+          <PermissionDialog
+            key={editor.id ?? 'new'}
+            id={editor.id}
+            defaultValue={editor.defaultValue}
+            lastResult={formResult}
+            choices={editor.choices}
+            loadError={editor.loadError}
+            closeTo="/settings/permissions"
+            formAction={editor.id ? `/settings/permissions?dialog=permission&id=${editor.id}` : '/settings/permissions?dialog=permission'}
+          />
+        </Suspense>
       ) : null}
     </ListPage>
   )

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { formShape } from '#app/components/use-schema-form.ts'
+import { formShape } from '#app/lib/form-shape.ts'
 import { ROLE_SUBJECTS } from '#app/lib/role-subjects.ts'
 import type { CreateTokenSchema } from '#app/lib/token-scopes.ts'
 import type { AddMembersSchema, CreateTeamSchema, TeamSpecSchema } from './team-form.ts'

@@ -8,7 +8,7 @@ import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { formShape, useSchemaForm } from '#app/components/use-schema-form.ts'
-import { CHECK_TYPE_FORMS, checkTypeFormConstraint, COMMON_CHECK_FIELDS, CUSTOM_CHECK_TYPE, type CheckField, type CheckTypeForm } from '#app/lib/canary-check-forms.ts'
+import { CHECK_TYPE_FORMS, checkTypeFormConstraint, COMMON_CHECK_FIELDS, CUSTOM_CHECK_TYPE, type CheckField, type CheckTypeForm } from '#app/lib/canary-check-fields.ts'
 import { ResourceTabs } from './resource-tabs.tsx'
 
 /** The first step of a new health check: one card per check type, and YAML for anything else. */
