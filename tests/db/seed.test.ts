@@ -185,10 +185,10 @@ describe('seedDemoData', () => {
                 round(sum(p[3]::numeric * total) / sum(total))::integer AS p95
          FROM hours GROUP BY 1, 2
        )
-       SELECT (SELECT count(*) FROM hours h LEFT JOIN check_statuses_1h r USING (check_id, created_at)
-               WHERE (r.p99, r.p97, r.p95) IS DISTINCT FROM (h.p[1], h.p[2], h.p[3]))
-            + (SELECT count(*) FROM days d LEFT JOIN check_statuses_1d r USING (check_id, created_at)
-               WHERE (r.p99, r.p97, r.p95) IS DISTINCT FROM (d.p99, d.p97, d.p95))`,
+       SELECT ((SELECT count(*) FROM hours h LEFT JOIN check_statuses_1h r USING (check_id, created_at)
+                WHERE (r.p99, r.p97, r.p95) IS DISTINCT FROM (h.p[1], h.p[2], h.p[3]))
+             + (SELECT count(*) FROM days d LEFT JOIN check_statuses_1d r USING (check_id, created_at)
+                WHERE (r.p99, r.p97, r.p95) IS DISTINCT FROM (d.p99, d.p97, d.p95)))::int`,
     )
     expect(percentilesOff).toBe(0)
     expect(await scalar<number>(db, 'SELECT count(*)::int FROM check_statuses_1h WHERE p99 IS NULL')).toBe(0)
