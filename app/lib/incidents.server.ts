@@ -3,6 +3,7 @@ import { dbClient, requireData, requirePage, type DbClient } from './data-client
 import { GatewayError, type ApiArgs } from './gateway.server.ts'
 import { getLinkPlan, LinkSchema } from './incident-forms.ts'
 import { consoleLog } from './log.server.ts'
+import { sharedPerSession } from './shared-data.server.ts'
 import { hasAccess } from './access.ts'
 import { getSwitchedOffNames, isFeatureDisabled } from './features.ts'
 import { getProperties, requireSessionInfo } from './session.server.ts'
@@ -156,15 +157,24 @@ export async function listIncidents(args: ApiArgs, params: IncidentListParams): 
   return requirePage(result)
 }
 
-export async function listPeople(args: ApiArgs): Promise<Option[]> {
-  const rows = requireData(
-    await dbClient(args).from('people').select('id,name,email').is('deleted_at', null).order('name').limit(500).returns<Array<{ id: string; name: string | null; email: string | null }>>(),
-  )
-  return (rows ?? []).map((row) => ({ id: row.id, name: row.name || row.email || row.id }))
+/**
+ * The people and teams the incident forms offer (commander, responders, the list's filters).
+ * They change as rarely as the shell's data and through the same tables, so they are kept per
+ * session the same way (shared-data.server.ts): dropped on any write to people or teams.
+ */
+export function listPeople(args: ApiArgs): Promise<Option[]> {
+  return sharedPerSession(args, 'people-options', async () => {
+    const rows = requireData(
+      await dbClient(args).from('people').select('id,name,email').is('deleted_at', null).order('name').limit(500).returns<Array<{ id: string; name: string | null; email: string | null }>>(),
+    )
+    return (rows ?? []).map((row) => ({ id: row.id, name: row.name || row.email || row.id }))
+  })
 }
 
-export async function listTeams(args: ApiArgs): Promise<Option[]> {
-  return requireData(await dbClient(args).from('teams').select('id,name').is('deleted_at', null).order('name').limit(500).returns<Option[]>()) ?? []
+export function listTeams(args: ApiArgs): Promise<Option[]> {
+  return sharedPerSession(args, 'team-options', async () =>
+    requireData(await dbClient(args).from('teams').select('id,name').is('deleted_at', null).order('name').limit(500).returns<Option[]>()) ?? [],
+  )
 }
 
 const EVIDENCE_SELECT =

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { loader as consoleLayoutLoader } from '#app/routes/_console.tsx'
 import { loader as usersLoader } from '#app/routes/_console.settings.users.tsx'
 import { getProperties } from '#app/lib/session.server.ts'
+import { listPeople } from '#app/lib/incidents.server.ts'
 import type { Db } from '#server/db/client.ts'
 import { createPostgresDb } from '#server/db/client.ts'
 import { createSharedDataCache, invalidateOnNotice, type SharedDataCache } from '#server/gateway/shared-data-cache.ts'
@@ -162,6 +163,28 @@ describe(`one pass of shared data per request, kept per session (${TEST_ENGINE})
       expect(Date.now() - started).toBeLessThan(2000)
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
+  })
+
+  it('keeps the incident forms’ people for the session, and sees a person added through the API on the next page', async () => {
+    const args = () => ({
+      request: new Request('http://console.test/incidents', { headers: admin.headers }),
+      context: { gateway: { gatewayBaseUrl: base, gatewayTimeoutMs: 5000 }, cspNonce: 'n', publicEnv: { frontendVersion: 't', mode: 'embedded' as const }, sharedData },
+      params: {},
+    })
+    const peopleCalls = () => calls.filter((call) => call.startsWith('GET /api/db/people')).length
+    const before = await listPeople(args())
+    await listPeople(args())
+    expect(peopleCalls()).toBe(1)
+    const write = await fetch(`${base}/api/db/people`, {
+      method: 'POST',
+      headers: { ...admin.headers, 'content-type': 'application/json', prefer: 'return=minimal' },
+      body: JSON.stringify({ name: 'Aardvark Newcomer', email: 'aardvark.newcomer@example.test' }),
+    })
+    expect(write.status).toBe(201)
+    const after = await listPeople(args())
+    expect(peopleCalls()).toBe(2)
+    expect(after.map((person) => person.name)).toContain('Aardvark Newcomer')
+    expect(after.length).toBe(before.length + 1)
   })
 
   it('keeps what it holds across writes that cannot change a page’s shell', async () => {
