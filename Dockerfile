@@ -3,14 +3,17 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY patches ./patches
+# --ignore-scripts skips postinstall too: the patches (docs/decisions/019) are applied by hand.
+RUN npm ci --no-audit --no-fund --ignore-scripts && npx patch-package
 COPY . .
 RUN npm run build
 
 FROM node:20-bookworm-slim AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
+COPY patches ./patches
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npx patch-package
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 LOOKOUT_DATA_DIR=/data
