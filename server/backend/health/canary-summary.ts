@@ -191,8 +191,9 @@ export const ENTRY_JSON = `'{' || concat_ws(',',
 ) || '}'`
 
 /** The canary labels merged with the check's own (the check's win), as the summary writes them. */
-export const MERGED_LABELS = `(coalesce(CASE WHEN jsonb_typeof(ca.labels) = 'object' THEN ca.labels END, '{}'::jsonb)
-    || coalesce(CASE WHEN jsonb_typeof(c.labels) = 'object' THEN c.labels END, '{}'::jsonb))`
+export const MERGED_LABELS_OF = (canary: string, check: string) => `(coalesce(CASE WHEN jsonb_typeof(${canary}) = 'object' THEN ${canary} END, '{}'::jsonb)
+    || coalesce(CASE WHEN jsonb_typeof(${check}) = 'object' THEN ${check} END, '{}'::jsonb))`
+const MERGED_LABELS = MERGED_LABELS_OF('ca.labels', 'c.labels')
 
 /** The checks of the summary (`c`, `ca`) with their counts (`h`), latency (`l`) and the exact last pass and failure (`lp`, `lf`). */
 export const ENTRY_JOINS = () => `FROM checks c

@@ -7,7 +7,7 @@ import {
   SORT_COLUMNS,
   type SummaryViewRequest,
 } from '#contract/canary/summary-view.ts'
-import { ENTRY_FILTER, ENTRY_JOINS_AFTER_CHECKS, ENTRY_JSON, MERGED_LABELS, SummaryInputError, summaryParams, windowCtes, type SummaryQuery } from './canary-summary.ts'
+import { ENTRY_FILTER, ENTRY_JOINS_AFTER_CHECKS, ENTRY_JSON, MERGED_LABELS_OF, SummaryInputError, summaryParams, windowCtes, type SummaryQuery } from './canary-summary.ts'
 
 /*
  * The /health list in SQL (docs/decisions/017-health-list-in-sql.md): Lookout's extension of
@@ -70,7 +70,7 @@ const NIL_AGENT = `'00000000-0000-0000-0000-000000000000'::uuid`
  * the parameter `param`, every other field is one of these constant expressions.
  */
 function fieldSql(field: string, param: string): string {
-  if (field.startsWith(LABEL_PREFIX)) return `coalesce(b.labels ->> ${param}::text, '')`
+  if (field.startsWith(LABEL_PREFIX)) return `coalesce(l.labels ->> ${param}::text, '')`
   switch (field) {
     case 'namespace':
       return `coalesce(nullif(b.namespace, ''), 'none')`
@@ -167,13 +167,15 @@ const listCounts = (rawOnly: boolean) => `list_raw AS MATERIALIZED (
 export function summaryViewSql(view: SummaryViewRequest, rawOnly: boolean): string {
   const groupBy = effectiveGroupBy(view.groupBy)
   const checkOrder = orderSql(CHECK_NAME, CHECK_KEYS, 'k.name, k.id', view)
+  // The merged labels are made only when a filter, the tab or the grouping reads them.
+  const needsLabels = view.labels.include.length > 0 || view.labels.exclude.length > 0 || view.tabBy.startsWith(LABEL_PREFIX) || (groupBy?.startsWith(LABEL_PREFIX) ?? false)
   const filters = [
     view.hidePassing ? `b.status <> 'healthy'` : null,
     view.query ? `(strpos(lower(coalesce(b.description, '')), ${P.query}) > 0
       OR strpos(lower(coalesce(b.canary_name, '')), ${P.query}) > 0 OR strpos(lower(b.name), ${P.query}) > 0)` : null,
-    view.labels.exclude.length ? `NOT EXISTS (SELECT 1 FROM jsonb_array_elements(${P.exclude}) x WHERE b.labels -> (x ->> 0) = x -> 1)` : null,
+    view.labels.exclude.length ? `NOT EXISTS (SELECT 1 FROM jsonb_array_elements(${P.exclude}) x WHERE l.labels -> (x ->> 0) = x -> 1)` : null,
     view.labels.include.length ? `NOT EXISTS (SELECT 1 FROM jsonb_array_elements(${P.include}) i
-      WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(i -> 1) v WHERE b.labels -> (i ->> 0) = v))` : null,
+      WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(i -> 1) v WHERE l.labels -> (i ->> 0) = v))` : null,
   ].filter((filter) => filter !== null)
   // Every parameter is named once here, so each has a type whichever shape the statement takes.
   const base = `WITH view_params AS (
@@ -182,7 +184,7 @@ export function summaryViewSql(view: SummaryViewRequest, rawOnly: boolean): stri
     $9::uuid AS check_id, $11::integer AS statuses, $12::boolean AS messages
 ), ${listCounts(rawOnly)}, base AS MATERIALIZED (
   SELECT c.id, c.name, ca.name AS canary_name, coalesce(c.namespace, '') AS namespace, coalesce(c.type, '') AS type,
-    coalesce(c.status, '') AS status, nullif(c.description, '') AS description, ${MERGED_LABELS} AS labels,
+    coalesce(c.status, '') AS status, nullif(c.description, '') AS description, ca.labels AS canary_labels, c.labels AS check_labels,
     ${view.tabBy === 'agent_id' ? `coalesce((SELECT a.name FROM agents a WHERE a.id = coalesce(c.agent_id, ${NIL_AGENT})),
       CASE WHEN coalesce(c.agent_id, ${NIL_AGENT}) = ${NIL_AGENT} THEN 'local' ELSE c.agent_id::text END)` : 'NULL::text'} AS agent,
     CASE WHEN h.total > 0 THEN h.passed ELSE (f.status IS TRUE)::integer END AS passed,
@@ -202,7 +204,7 @@ export function summaryViewSql(view: SummaryViewRequest, rawOnly: boolean): stri
 ), filtered AS MATERIALIZED (
   SELECT b.id, b.name, b.description, b.namespace, b.type, b.status, b.passed, b.failed, b.latency,
     ${fieldSql(view.tabBy, P.tabLabel)} AS tab, ${groupBy === null ? 'NULL::text' : fieldSql(groupBy, P.groupLabel)} AS grp
-  FROM base b${filters.length ? `\n  WHERE ${filters.join('\n    AND ')}` : ''}
+  FROM base b${needsLabels ? `\n  CROSS JOIN LATERAL (SELECT ${MERGED_LABELS_OF('b.canary_labels', 'b.check_labels')} AS labels) l` : ''}${filters.length ? `\n  WHERE ${filters.join('\n    AND ')}` : ''}
 ), chosen AS MATERIALIZED (
   SELECT b.* FROM filtered b
   WHERE ${P.tab} = '${ALL_TAB}' OR b.tab = ${P.tab} OR NOT EXISTS (SELECT 1 FROM filtered t WHERE t.tab = ${P.tab})
@@ -211,7 +213,8 @@ export function summaryViewSql(view: SummaryViewRequest, rawOnly: boolean): stri
 SELECT '{"counts":' || (SELECT json_build_object('all', count(*), 'healthy', count(*) FILTER (WHERE b.status = 'healthy')) FROM base b)::text
   || ',"labels":' || (SELECT coalesce(json_agg(json_build_array(p.key, p.value)), '[]'::json) FROM (
        SELECT DISTINCT e.key, CASE WHEN jsonb_typeof(e.value) = 'string' THEN e.value #>> '{}' END AS value
-       FROM (SELECT DISTINCT b.labels FROM base b) b, jsonb_each(b.labels) e) p)::text
+       FROM (SELECT DISTINCT ${MERGED_LABELS_OF('m.canary_labels', 'm.check_labels')} AS labels
+         FROM (SELECT DISTINCT b.canary_labels, b.check_labels FROM base b) m) b, jsonb_each(b.labels) e) p)::text
   || ',"tabs":' || (SELECT coalesce(json_agg(json_build_array(t.tab, t.n)), '[]'::json) FROM (SELECT b.tab, count(*) AS n FROM filtered b GROUP BY b.tab) t)::text
   || ',"totalChecks":' || (SELECT count(*) FROM chosen)
   || ',"totalRows":' || paging.total || ',"page":' || paging.page
