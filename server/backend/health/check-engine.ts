@@ -136,11 +136,6 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
   // claims go out in batches rather than one statement per finished run; the poll still takes
   // every due check within pollMs.
   const claimBatch = Math.max(1, Math.min(50, Math.floor(concurrency / 8)))
-  // Whether the last claim was cut short by the room left, i.e. more checks were due than it took.
-  // Only then do finishing runs claim again; otherwise nothing is waiting, and the checks that fall
-  // due meanwhile go out together at the next poll instead of a few per statement (on PGlite each
-  // claim is ~2 ms of this process's CPU whatever it returns).
-  let backlog = true
   const pending: CompletedRun[] = []
   const timers: NodeJS.Timeout[] = []
   let flushing: Promise<void> | null = null
@@ -247,7 +242,7 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
       .finally(() => {
         running -= 1
         inFlight.delete(claim.check_id)
-        if (!stopping && backlog && (running === 0 || concurrency - running >= claimBatch)) void claimDue()
+        if (!stopping && (running === 0 || concurrency - running >= claimBatch)) void claimDue()
       })
     inFlight.set(claim.check_id, promise)
   }
@@ -273,9 +268,8 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
           [processId, limit, leaseMs],
         )
         outage.succeeded()
-        backlog = rows.length >= limit
         for (const claim of rows) launch(claim)
-        if (!backlog) return
+        if (rows.length < limit) return
       }
     } catch (error) {
       if (!outage.failed(error)) log.error({ err: error }, 'claiming due checks failed')
