@@ -1,4 +1,5 @@
 import { redirect, type AppLoadContext } from '@remix-run/node'
+import { Agent, request as sendRequest, type Dispatcher } from 'undici'
 
 /**
  * How loaders and actions reach the API: always through the gateway's own /api, over
@@ -105,18 +106,36 @@ export async function sendToGateway(
   for (const [name, value] of Object.entries(context.gateway.clientHeaders ?? {})) headers.set(name, value)
   const timeout = AbortSignal.timeout(context.gateway.gatewayTimeoutMs)
   try {
-    return await fetch(url, {
-      method: init.method,
-      headers,
+    // undici's request() rather than fetch(): a loopback answer is read whole anyway, and fetch's
+    // WHATWG streams cost about twice the client CPU per call (0.50–0.65 ms against 0.18–0.35 ms
+    // for /api/about, docs/decisions/019). No redirect is followed, as with `redirect: 'manual'`.
+    const answer = await sendRequest(url, {
+      method: init.method as Dispatcher.HttpMethod,
+      headers: Object.fromEntries(headers),
       body: init.body,
       signal: init.signal ? AbortSignal.any([timeout, init.signal]) : timeout,
-      redirect: 'manual',
+      dispatcher: loopback,
     })
+    const body = await answer.body.arrayBuffer()
+    return new Response(BODYLESS_STATUSES.has(answer.statusCode) ? null : body, { status: answer.statusCode, headers: responseHeaders(answer.headers) })
   } catch (error) {
     const name = (error as Error).name
-    if (name === 'TimeoutError' || name === 'AbortError') throw new GatewayError(504, TIMEOUT_MESSAGE, 'timeout')
+    if (name === 'TimeoutError' || name === 'AbortError' || timeout.aborted || init.signal?.aborted) throw new GatewayError(504, TIMEOUT_MESSAGE, 'timeout')
     throw new GatewayError(502, NETWORK_MESSAGE, 'network')
   }
+}
+
+/** Keep-alive connections to the gateway, shared by every loopback call of this process. */
+const loopback = new Agent({ keepAliveTimeout: 10_000, connections: 256 })
+const BODYLESS_STATUSES = new Set([101, 103, 204, 205, 304])
+
+function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(raw)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
+    else if (value !== undefined) headers.append(name, value)
+  }
+  return headers
 }
 
 /**
