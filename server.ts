@@ -40,6 +40,7 @@ async function main(): Promise<void> {
 
   const consoleHandler = await createConsoleHandler({
     isProduction: env.NODE_ENV === 'production',
+    pageConcurrency: env.LOOKOUT_PAGE_CONCURRENCY,
     getLoadContext: (req, res) => ({
       gateway: { gatewayBaseUrl, gatewayTimeoutMs: env.LOOKOUT_UPSTREAM_TIMEOUT_MS, clientHeaders: consoleClientHeaders(req) },
       cspNonce: res.locals.cspNonce as string,

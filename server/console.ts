@@ -2,7 +2,8 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createRequestHandler } from '@remix-run/express'
 import type { AppLoadContext, ServerBuild } from '@remix-run/node'
-import express, { type Request, type Response } from 'express'
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express'
+import pLimit from 'p-limit'
 
 export const BUILD_DIR = path.resolve('build')
 
@@ -15,6 +16,8 @@ export type ConsoleHandler = { handler: express.Router; close(): Promise<void> }
 export async function createConsoleHandler(options: {
   isProduction: boolean
   getLoadContext: (req: Request, res: Response) => AppLoadContext
+  /** Page requests rendered at once by this process (LOOKOUT_PAGE_CONCURRENCY); 0 = no limit. */
+  pageConcurrency?: number
 }): Promise<ConsoleHandler> {
   const router = express.Router()
   if (!options.isProduction) {
@@ -39,6 +42,24 @@ export async function createConsoleHandler(options: {
   // asking the disk about each page request cost a stat() per page.
   const publicFiles = express.static(path.join(BUILD_DIR, 'client'), { maxAge: '1h', index: false })
   router.use((req, res, next) => (path.extname(req.path) ? publicFiles(req, res, next) : next()))
-  router.all('*', createRequestHandler({ build, getLoadContext: options.getLoadContext, mode: 'production' }))
+  const pages = createRequestHandler({ build, getLoadContext: options.getLoadContext, mode: 'production' })
+  router.all('*', options.pageConcurrency ? inTurn(pages, options.pageConcurrency) : pages)
   return { handler: router, close: async () => undefined }
+}
+
+/**
+ * Lets at most `concurrency` page requests (documents, data requests, actions) run at once; the
+ * rest wait their turn, first come first served. A page's loaders call this process's own API
+ * (/api, which is not limited) over loopback: with every waiting page started at once, those
+ * calls queued behind new pages and a few pages took seconds while most took a fraction of that.
+ * A request whose client has gone while it waited is not rendered.
+ */
+export function inTurn(handler: RequestHandler, concurrency: number): RequestHandler {
+  const limit = pLimit(concurrency)
+  return (req: Request, res: Response, next: NextFunction) => {
+    void limit(async () => {
+      if (res.destroyed || req.socket.destroyed) return
+      await handler(req, res, next)
+    })
+  }
 }

@@ -44,6 +44,7 @@ export const EnvSchema = z
     LOOKOUT_CREDENTIAL_CACHE_MAX: z.coerce.number().int().min(0).default(10_000),
     LOOKOUT_SHARED_DATA_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
     LOOKOUT_SHARED_DATA_MAX: z.coerce.number().int().min(0).default(20_000),
+    LOOKOUT_PAGE_CONCURRENCY: z.coerce.number().int().min(0).max(1000).default(8),
     SESSION_DISABLED: booleanFlag(false),
     LOOKOUT_ADMIN_EMAIL: z.string().email('must be an e-mail address').optional(),
     LOOKOUT_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
