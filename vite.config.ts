@@ -23,8 +23,9 @@ declare module '@remix-run/node' {
  * - `tables`: the table markup, paging and sort links every list and /health render.
  * - `lists`: DataTable, the list page, toast, confirm dialog, modal, input and label of the list
  *   screens; /health loads it only on demand (its toast and modal are lazy).
- * - `forms`: what renders a form — useSchemaForm, conform's prop helpers, Field and ErrorList
- *   (decision 016: neither zod nor conform's form runtime reaches the browser).
+ * - `forms`: useSchemaForm and conform's prop helpers, for the pages and dialogs with a form
+ *   (decision 016: neither zod nor conform's form runtime reaches the browser). `Field` and
+ *   `ErrorList` stay a chunk of their own: list pages' filters and lazy dialogs use them alone.
  * Rollup puts a manual chunk's unassigned imports into that chunk, lazily loaded server twins
  * included, so the lazily loaded error page is named here to keep it out of `framework`.
  */
@@ -34,7 +35,7 @@ const CHUNK_OF_MODULE: Array<[RegExp, string]> = [
   [/\/app\/(lib\/(nonce-provider|route-handle|cn|format|preferences|form-shape)\.ts|components\/(error-boundary|error-view|inline-error|ui\/(icons|button|alert))\.tsx)$/, 'framework'],
   [/\/app\/components\/(data-table\/(url-table|pagination|table-parts|hidden-params|use-virtual-window)|ui\/(table|badge))\.tsx?$/, 'tables'],
   [/\/app\/components\/(data-table\/data-table|list-page\/list-page|confirm-dialog\/confirm-dialog|modal\/modal|modal\/dialog-behaviour|toast|date-time|ui\/input|ui\/label)\.tsx?$/, 'lists'],
-  [/\/app\/components\/(use-schema-form|forms)\.tsx?$/, 'forms'],
+  [/\/app\/components\/use-schema-form\.ts$/, 'forms'],
 ]
 
 function chunkOf(id: string): string | undefined {
