@@ -18,11 +18,12 @@ declare module '@remix-run/node' {
  * overhead and request (seventeen chunks of 0.1–3 KB compress to 17.2 KB apart and 12.9 KB
  * together), so modules that pages load together share a chunk (decision 014):
  * - `framework`: React, Remix, the preload helper and the small modules every document loads
- *   (nonce, route handle, `cn`, icons, button, alert, input, label, the error boundary, formatting,
- *   preferences, `formShape`).
+ *   (nonce, route handle, `cn`, icons, button, alert, input, label, badge, toast, `DateTime`, the
+ *   error boundary, formatting, preferences, `formShape`). Badge, toast and `DateTime` (about
+ *   1.5 KB) are here so detail pages that show them no longer load `lists` and `tables` (7 KB).
  * - `tables`: the table markup, paging and sort links every list and /health render.
- * - `lists`: DataTable, the list page, toast, confirm dialog and modal of the list screens;
- *   /health loads it only on demand (its toast and modal are lazy).
+ * - `lists`: DataTable, the list page, confirm dialog and modal of the list screens;
+ *   /health loads it only on demand (its modal is lazy).
  * - `forms`: useSchemaForm and conform's prop helpers, for the pages and dialogs with a form
  *   (decision 016: neither zod nor conform's form runtime reaches the browser). `Field` and
  *   `ErrorList` stay a chunk of their own: list pages' filters and lazy dialogs use them alone.
@@ -32,9 +33,9 @@ declare module '@remix-run/node' {
 const FRAMEWORK_PACKAGES = /node_modules\/(react|react-dom|scheduler|@remix-run|react-router|react-router-dom|turbo-stream|remix-utils|clsx)\//
 const CHUNK_OF_MODULE: Array<[RegExp, string]> = [
   [/\/app\/components\/(error-page|not-found)\.tsx$/, 'error-page'],
-  [/\/app\/(lib\/(nonce-provider|route-handle|cn|format|preferences|form-shape)\.ts|components\/(error-boundary|error-view|inline-error|ui\/(icons|button|alert|input|label))\.tsx)$/, 'framework'],
-  [/\/app\/components\/(data-table\/(url-table|pagination|table-parts|hidden-params|use-virtual-window)|ui\/(table|badge))\.tsx?$/, 'tables'],
-  [/\/app\/components\/(data-table\/data-table|list-page\/list-page|confirm-dialog\/confirm-dialog|modal\/modal|modal\/dialog-behaviour|toast|date-time)\.tsx?$/, 'lists'],
+  [/\/app\/(lib\/(nonce-provider|route-handle|cn|format|preferences|form-shape)\.ts|components\/(error-boundary|error-view|inline-error|toast|date-time|ui\/(icons|button|alert|input|label|badge))\.tsx)$/, 'framework'],
+  [/\/app\/components\/(data-table\/(url-table|pagination|table-parts|hidden-params|use-virtual-window)|ui\/table)\.tsx?$/, 'tables'],
+  [/\/app\/components\/(data-table\/data-table|list-page\/list-page|confirm-dialog\/confirm-dialog|modal\/modal|modal\/dialog-behaviour)\.tsx?$/, 'lists'],
   [/\/app\/components\/use-schema-form\.ts$/, 'forms'],
 ]
 
