@@ -11,7 +11,6 @@ import {
   isUuid,
   toIlikeTerm,
   type EvidenceTarget,
-  type HistorySource,
   type HypothesisStatus,
   type IncidentStatus,
   type IncidentListParams,
@@ -19,6 +18,7 @@ import {
   EVIDENCE_TARGET_COLUMN,
   INCIDENT_ORDER_COLUMN,
 } from './incidents.ts'
+import type { HistorySource } from './incident-detail.ts'
 
 /**
  * The incident screens' calls, all through the data client (`/api/db`, PostgREST) with the
@@ -82,7 +82,7 @@ export type ResponderRow = {
 
 export type CommentRow = { id: string; comment: string; created_at: string; created_by: PersonRef | null }
 
-/** A history row with what it points at, so the timeline can say who did what (incidents.ts buildTimeline). */
+/** A history row with what it points at, so the timeline can say who did what (incident-detail.ts buildTimeline). */
 export type HistoryRow = HistorySource & { created_by: PersonRef | null }
 
 const HISTORY_SELECT = [

@@ -17,7 +17,8 @@ import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { AddResponderShape, CommentShape, IncidentDetailsShape, StatusChangeShape } from '#app/lib/incident-form-shapes.ts'
 import { IncidentActionSchema, type IncidentAction } from '#app/lib/incident-forms.ts'
-import { buildTimeline, INCIDENT_STATUSES, isUuid, labelOf } from '#app/lib/incidents.ts'
+import { buildTimeline } from '#app/lib/incident-detail.ts'
+import { INCIDENT_STATUSES, isUuid, labelOf } from '#app/lib/incidents.ts'
 import {
   addComment,
   addResponder,

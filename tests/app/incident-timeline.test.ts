@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildTimeline, type HistorySource } from '#app/lib/incidents.ts'
+import { buildTimeline, type HistorySource } from '#app/lib/incident-detail.ts'
 
 /** The incident timeline names who did what for every event kind, and misses no comment. */
 

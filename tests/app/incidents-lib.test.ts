@@ -1,11 +1,9 @@
 import { getZodConstraint, parseWithZod } from '@conform-to/zod'
 import { describe, expect, it } from 'vitest'
 import { CreateIncidentSchema, getLinkConstraint, getLinkPlan, IncidentActionSchema, LinkSchema } from '#app/lib/incident-forms.ts'
+import { buildHypothesisTree, getChildHypothesisType, getEvidenceLink } from '#app/lib/incident-detail.ts'
 import {
-  buildHypothesisTree,
-  getChildHypothesisType,
   getDefaultHypothesis,
-  getEvidenceLink,
   getSeverityBadge,
   HYPOTHESIS_REQUIRED,
   INCIDENT_REQUIRED,

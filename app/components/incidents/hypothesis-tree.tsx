@@ -7,14 +7,8 @@ import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { AddHypothesisShape, HypothesisStatusShape } from '#app/lib/incident-form-shapes.ts'
-import {
-  buildHypothesisTree,
-  getChildHypothesisType,
-  getEvidenceLink,
-  HYPOTHESIS_STATUSES,
-  labelOf,
-  type HypothesisNode,
-} from '#app/lib/incidents.ts'
+import { buildHypothesisTree, getChildHypothesisType, getEvidenceLink, type HypothesisNode } from '#app/lib/incident-detail.ts'
+import { HYPOTHESIS_STATUSES, labelOf } from '#app/lib/incidents.ts'
 import type { EvidenceRow, HypothesisRow } from '#app/lib/incidents.server.ts'
 import { HypothesisStatusBadge } from './incident-badges.tsx'
 import { SELECT_CLASS } from './incident-fields.tsx'
