@@ -8,7 +8,8 @@ import { Label } from '#app/components/ui/label.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { CreateIncidentShape } from '#app/lib/incident-form-shapes.ts'
 import { INCIDENT_STATUSES, labelOf } from '#app/lib/incidents.ts'
-import { SelectField, SEVERITY_OPTIONS, TYPE_OPTIONS } from './incident-fields.tsx'
+import { SEVERITY_OPTIONS, TYPE_OPTIONS } from './incident-fields.tsx'
+import { SelectField } from './select-field.tsx'
 
 /** The incidents list's Create Incident dialog (spec 001 §5), loaded when it shows. */
 export function CreateIncidentDialog({ result, action, closeTo }: { result: SubmissionResult | undefined; action: string; closeTo: string }) {

@@ -11,7 +11,8 @@ import { LinkShape } from '#app/lib/incident-form-shapes.ts'
 import { LINK_RESOURCE } from '#app/lib/evidence-target.ts'
 import { evidenceTargetFields, isUuid, labelOf, NEW_OPTION, type EvidenceTarget } from '#app/lib/incidents.ts'
 import { IncidentStatusBadge, SeverityBadge } from './incident-badges.tsx'
-import { SelectField, SEVERITY_OPTIONS, TYPE_OPTIONS } from './incident-fields.tsx'
+import { SEVERITY_OPTIONS, TYPE_OPTIONS } from './incident-fields.tsx'
+import { SelectField } from './select-field.tsx'
 
 /** What the resource route answers; declared here so the client bundle never imports the route. */
 type IncidentOption = { id: string; incident_id: string; title: string; status: string; severity: string }
