@@ -344,7 +344,8 @@ function beforeTree(commit: string): string {
 async function measure(variant: Variant, postgres: boolean): Promise<Measurement> {
   const builtAt = ensureBuild(variant.root)
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lookout-bench-pages-'))
-  const database = await scratchDatabase('lookout_bench_pages', postgres)
+  // BENCH_DB=pglite must not fall back to a reachable server: scratchDatabase's flag only says whether one is required.
+  const database = postgres ? await scratchDatabase('lookout_bench_pages', true) : undefined
   if (!database && variant.root !== ROOT) {
     // The earlier tree's own PGlite template (its build made one; a no-op when it exists).
     spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'server/db/pglite-template-cli.ts'], { cwd: variant.root, stdio: 'ignore' })
