@@ -219,6 +219,9 @@ test.describe('identity screens', () => {
     const backupCodes = (await codes.allTextContents()).map((code) => code.trim())
     expect(backupCodes.length).toBeGreaterThanOrEqual(6)
     await page.getByTestId('settings-lookup_secret-form').locator('button[name="lookup_secret_confirm"]').click()
+    // The codes are stored once the form offers to reveal them: the saved message alone may still
+    // be the TOTP step's while the confirmation is on its way (signing out then lost it).
+    await expect(page.getByTestId('settings-lookup_secret-form').locator('button[name="lookup_secret_reveal"]')).toBeVisible()
     await expect(page.getByTestId('settings-messages')).toContainText('Your changes have been saved!')
 
     // Password + TOTP.
