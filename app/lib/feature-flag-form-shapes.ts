@@ -1,22 +1,13 @@
 import type { z } from 'zod'
 import { formShape } from '#app/lib/form-shape.ts'
 import type { CreatePropertySchema } from './feature-flag-forms.ts'
-import { FEATURE_PARENTS, FEATURES, getSwitchedOffNames, isFeatureDisabled, type Feature, type Property } from './features.ts'
+import { DISABLE_SUFFIX, FEATURE_PARENTS, FEATURES, getSwitchedOffNames, isFeatureDisabled, PROPERTY_NAME_PATTERN, type Feature, type Property } from './features.ts'
 
 /**
  * The feature flags screen as the browser renders it (spec 000 §9, 002 §3/§4; decision 016): the
  * property dialog's native constraints and the feature list, without zod. The schemas that check
- * every post are in `feature-flag-forms.ts` (re-exporting this module), which only the action imports.
+ * every post are in `feature-flag-forms.ts`, which only the action imports.
  */
-
-export const DISABLE_SUFFIX = '.disable'
-
-/**
- * Property names as the platform uses them: dotted words (`incidents.disable`,
- * `access_token.default_expiry`). `/` and `-` are escaped because the browser compiles the
- * native `pattern` with the `v` flag, where they must be.
- */
-export const PROPERTY_NAME_PATTERN = new RegExp(String.raw`^[A-Za-z0-9_][A-Za-z0-9_.:\/\-]*$`)
 
 /** The property dialog (add and edit alike): `getZodConstraint` of its schemas. */
 export const PropertyShape = formShape<Omit<z.input<typeof CreatePropertySchema>, 'intent'> & { intent: 'create' | 'update' }>({

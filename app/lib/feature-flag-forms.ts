@@ -1,8 +1,5 @@
 import { z } from 'zod'
-import { FEATURES } from './features.ts'
-import { PROPERTY_NAME_PATTERN } from './feature-flag-form-shapes.ts'
-
-export * from './feature-flag-form-shapes.ts'
+import { FEATURES, PROPERTY_NAME_PATTERN } from './features.ts'
 
 /**
  * The feature flags screen (spec 000 §9, 002 §3/§4): properties are `{name, value}` pairs, and a

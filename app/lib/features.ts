@@ -43,7 +43,15 @@ export const FEATURE_PARENTS: Readonly<Partial<Record<Feature, Feature>>> = {
 
 export type Property = { name: string; value: unknown }
 
-const DISABLE_SUFFIX = '.disable'
+/** A property `<feature>.disable` set to `true` switches the feature (and its children) off. */
+export const DISABLE_SUFFIX = '.disable'
+
+/**
+ * Property names as the platform uses them: dotted words (`incidents.disable`,
+ * `access_token.default_expiry`). `/` and `-` are escaped because the browser compiles the
+ * native `pattern` with the `v` flag, where they must be.
+ */
+export const PROPERTY_NAME_PATTERN = new RegExp(String.raw`^[A-Za-z0-9_][A-Za-z0-9_.:\/\-]*$`)
 
 export function isFeature(value: unknown): value is Feature {
   return typeof value === 'string' && (FEATURES as readonly string[]).includes(value)

@@ -7,9 +7,10 @@ import type {
   CreateIncidentSchema,
   HypothesisStatusSchema,
   IncidentDetailsSchema,
+  LinkFormFields,
   StatusChangeSchema,
 } from './incident-forms.ts'
-import { HYPOTHESIS_STATUSES, HYPOTHESIS_TYPES, INCIDENT_SEVERITY_OPTIONS, INCIDENT_STATUSES, INCIDENT_TYPES } from './incidents.ts'
+import { HYPOTHESIS_STATUSES, HYPOTHESIS_TYPES, INCIDENT_SEVERITY_OPTIONS, INCIDENT_STATUSES, INCIDENT_TYPES, TITLE_MAX } from './incidents.ts'
 import type { z } from 'zod'
 
 /**
@@ -18,7 +19,6 @@ import type { z } from 'zod'
  * only actions import; tests/app/form-shapes.test.ts checks these equal `getZodConstraint` of them.
  */
 
-export const TITLE_MAX = 500
 const oneOf = (values: readonly string[]) => values.join('|')
 const INCIDENT_TYPE_PATTERN = oneOf(INCIDENT_TYPES)
 const SEVERITY_PATTERN = oneOf(INCIDENT_SEVERITY_OPTIONS.map((option) => option.value))
@@ -66,17 +66,6 @@ export const HypothesisStatusShape = formShape<z.input<typeof HypothesisStatusSc
 })
 
 export const ChooseIncidentShape = formShape<z.input<typeof ChooseIncidentSchema>>({ intent, incident: { required: true }, q: { required: false, maxLength: 200 } })
-
-/** The link form's fields as the browser sends them. */
-export type LinkFormFields = {
-  incident: string
-  incident_title: string
-  incident_type: string
-  severity: string
-  hypothesis: string
-  hypothesis_title: string
-  note: string
-}
 
 /**
  * Native constraints for the link form: each branch's own fields are required, since only

@@ -12,12 +12,12 @@ import {
   NEW_OPTION,
   REQUIRED_MESSAGE,
   SEVERITY_REQUIRED,
+  TITLE_MAX,
   TYPE_REQUIRED,
   type EvidenceTarget,
   type IncidentSeverityValue,
   type LinkPlan,
 } from './incidents.ts'
-import { TITLE_MAX, type LinkFormFields } from './incident-form-shapes.ts'
 
 /**
  * The incident screens' form schemas (spec 001 §5 messages, verbatim). Each form has one
@@ -157,6 +157,17 @@ const ExistingIncidentLinkSchema = z.object({
  * union applies follows from it, so the form needs no extra field and works without
  * JavaScript. A new hypothesis needs its title (the one rule across fields).
  */
+/** The link form's fields as the browser sends them. */
+export type LinkFormFields = {
+  incident: string
+  incident_title: string
+  incident_type: string
+  severity: string
+  hypothesis: string
+  hypothesis_title: string
+  note: string
+}
+
 export const LinkSchema = z
   .preprocess(
     (value) => (value && typeof value === 'object' ? { ...value, mode: (value as { incident?: unknown }).incident === NEW_OPTION ? 'new' : 'existing' } : value),
@@ -168,7 +179,6 @@ export const LinkSchema = z
     }
   })
 export type LinkValue = z.infer<typeof LinkSchema>
-export type { LinkFormFields }
 
 /** The link form's native constraints from its schemas: what `LinkShape` (incident-form-shapes.ts) must equal. */
 export function getLinkConstraint() {

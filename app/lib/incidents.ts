@@ -243,6 +243,8 @@ export function incidentListHref(current: URLSearchParams, changes: Record<strin
 // ---------------------------------------------------------------------------------------------
 // Forms
 
+/** The longest incident or hypothesis title the forms accept. */
+export const TITLE_MAX = 500
 export const REQUIRED_MESSAGE = 'This field is required'
 export const SEVERITY_REQUIRED = 'Please select incident severity'
 export const TYPE_REQUIRED = 'Please select an incident type'

@@ -1,14 +1,12 @@
 import { z } from 'zod'
 import { UUID_PATTERN } from '#contract/uuid.ts'
-import { actionRefusal, GLOBAL_OBJECTS, PERMISSION_PAGE_SIZES, PERMISSION_SORT_COLUMNS, REQUIRED_MESSAGE, ROLE_SUBJECTS } from './permissions-form-shapes.ts'
+import { actionRefusal, GLOBAL_OBJECTS, PERMISSION_PAGE_SIZES, PERMISSION_SORT_COLUMNS, REQUIRED_MESSAGE, ROLE_SUBJECTS } from './permissions-vocabulary.ts'
 
 /**
  * The permissions screen's schemas (spec 002 §2, §5, §6): one for the page's three forms (add,
  * edit, delete) told apart by a hidden `intent`, and the list's URL. Only the route's action and
- * loader import them; the page renders from `permissions-form-shapes.ts`, re-exported here
- * (decision 016).
+ * loader import them; the page renders from `permissions-form-shapes.ts` (decision 016).
  */
-export * from './permissions-form-shapes.ts'
 
 const required = { required_error: REQUIRED_MESSAGE, invalid_type_error: REQUIRED_MESSAGE }
 

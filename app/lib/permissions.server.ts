@@ -1,6 +1,6 @@
 import { dbClient, requireData, requirePage } from '#app/lib/data-client.server.ts'
 import { GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
-import type { Choice, PermissionChoices, PermissionPayload, PermissionRowInput, PermissionSortColumn } from '#app/lib/permissions-form.ts'
+import type { Choice, PermissionChoices, PermissionPayload, PermissionRowInput, PermissionSortColumn } from '#app/lib/permissions-form-shapes.ts'
 
 /**
  * Permission rows and the pickers of the permission dialog (spec 002 §2 "Permissions"): every

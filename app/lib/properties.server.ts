@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { dbClient, requireData } from '#app/lib/data-client.server.ts'
 import { apiJson, GatewayError, type ApiArgs } from '#app/lib/gateway.server.ts'
-import type { PropertyRow } from '#app/lib/feature-flag-forms.ts'
+import type { PropertyRow } from '#app/lib/feature-flag-form-shapes.ts'
 
 /**
  * Properties (feature flags and settings; reference http-api §2.1.12, data-model §10.5): the

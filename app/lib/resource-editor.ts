@@ -11,13 +11,13 @@ import {
   type ResourceListColumn,
   type ResourceListSearch,
   type ResourceRow,
-} from './resource-editor-shapes.ts'
+} from './resource-editor-vocabulary.ts'
 
-export * from './resource-editor-shapes.ts'
+export * from './resource-editor-vocabulary.ts'
 
 /**
  * The generic resource editor's rules, kept free of I/O so the server action and the unit
- * tests share them (what pages render is in `resource-editor-shapes.ts`, re-exported here): which tables it edits, how the YAML a user pastes becomes a row (spec 002
+ * tests share them (what pages render is in `resource-editor-shapes.ts`; its vocabulary, re-exported here, in `resource-editor-vocabulary.ts`): which tables it edits, how the YAML a user pastes becomes a row (spec 002
  * §2 "Resource editor", §7 "Generic resource create, update and delete"), and which rows are
  * read-only because something other than the UI owns them.
  */

@@ -1,6 +1,7 @@
 import { parseWithZod } from '@conform-to/zod'
 import { describe, expect, it } from 'vitest'
-import { buildFeatureRows, FeatureFlagsActionSchema, parseFeatureFlagsSearch, type PropertyRow } from '#app/lib/feature-flag-forms.ts'
+import { buildFeatureRows, parseFeatureFlagsSearch, type PropertyRow } from '#app/lib/feature-flag-form-shapes.ts'
+import { FeatureFlagsActionSchema } from '#app/lib/feature-flag-forms.ts'
 
 function form(entries: Record<string, string>): FormData {
   const data = new FormData()

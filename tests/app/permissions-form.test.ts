@@ -1,15 +1,8 @@
 import { parseWithZod } from '@conform-to/zod'
 import { describe, expect, it } from 'vitest'
-import {
-  ACTIONS_BY_RESOURCE_KIND,
-  PermissionActionSchema,
-  PermissionFormSchema,
-  actionRefusal,
-  actionsFor,
-  parsePermissionsSearch,
-  permissionToFormDefault,
-  toPermissionPayload,
-} from '#app/lib/permissions-form.ts'
+import { permissionToFormDefault, toPermissionPayload } from '#app/lib/permissions-form-shapes.ts'
+import { PermissionActionSchema, PermissionFormSchema, parsePermissionsSearch } from '#app/lib/permissions-form.ts'
+import { ACTIONS_BY_RESOURCE_KIND, actionRefusal, actionsFor } from '#app/lib/permissions-vocabulary.ts'
 
 const TEAM = '0190c0de-0000-7000-8000-000000000001'
 const PERSON = '0190c0de-0000-7000-8000-000000000002'

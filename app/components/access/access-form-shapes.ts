@@ -12,8 +12,6 @@ import type { InviteSchema } from './user-forms.ts'
  * equal `getZodConstraint` of them.
  */
 
-export const DEFAULT_TEAM_ICON = 'group'
-
 const intent = { required: true }
 
 export const CreateTeamShape = formShape<z.input<typeof CreateTeamSchema>>({

@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation } from '@remix-run/react'
-import { CreateTeamShape, DEFAULT_TEAM_ICON } from '#app/components/access/access-form-shapes.ts'
+import { CreateTeamShape } from '#app/components/access/access-form-shapes.ts'
+import { DEFAULT_TEAM_ICON } from '#app/components/access/team-vocabulary.ts'
 import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'

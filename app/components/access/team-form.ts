@@ -8,9 +8,8 @@ import { isUuid } from '#contract/uuid.ts'
  * constraints and runs the same checks.
  */
 
-import { DEFAULT_TEAM_ICON } from './access-form-shapes.ts'
+import { DEFAULT_TEAM_ICON } from './team-vocabulary.ts'
 
-export { DEFAULT_TEAM_ICON }
 const REQUIRED = 'This field is required'
 
 /** The spec textarea: empty means `{}`, anything else must be a JSON object. */
