@@ -1,6 +1,7 @@
 import type { ValidateWriteInput, ValidateWriteResult } from './postgrest/router.ts'
 import { CanaryValidationError, parseCanaryObject } from '#contract/canary/canary-document.ts'
 import { IncidentRuleSpecError, parseIncidentRuleSpec } from './incidents/incident-rules.ts'
+import { parseScrapeConfigObject, ScrapeConfigValidationError, scrapeConfigSpecIssues } from '#contract/catalog/scrape-config-document.ts'
 
 type Issue = { path: string; message: string }
 
@@ -18,6 +19,16 @@ const SPEC_CHECKS: Record<string, (row: Record<string, unknown>, method: 'POST' 
       return []
     } catch (error) {
       if (error instanceof CanaryValidationError) return error.issues
+      throw error
+    }
+  },
+  config_scrapers(row, method) {
+    if (method === 'PATCH') return 'spec' in row ? scrapeConfigSpecIssues(row.spec) : []
+    try {
+      parseScrapeConfigObject(row)
+      return []
+    } catch (error) {
+      if (error instanceof ScrapeConfigValidationError) return error.issues
       throw error
     }
   },

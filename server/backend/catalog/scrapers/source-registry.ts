@@ -1,10 +1,16 @@
 import type { ScraperSource } from './scraper-source.ts'
+import { execSource } from './exec-source.ts'
+import { fileSource } from './file-source.ts'
+import { kubernetesFileSource } from './kubernetes-file-source.ts'
 
 /**
  * Scraper types that run in this process, by their key under the ScrapeConfig spec
  * (resource-specs §3.7). One line per source module; the pipeline never names a source itself.
  */
 const SOURCES: ScraperSource[] = [
+  fileSource,
+  execSource,
+  kubernetesFileSource,
 ]
 
 const BY_KIND = new Map(SOURCES.map((source) => [source.kind, source]))

@@ -22,6 +22,46 @@ export function execEnvironment(specEnv: Record<string, string>, source: Record<
   return { ...env, ...specEnv }
 }
 
+export type ScriptOutcome = {
+  command: string
+  args: string[]
+  code: number | null
+  signal: string | null
+  stdout: string
+  stderr: string
+  launchError?: string
+}
+
+/**
+ * Runs a script under bash (or its shebang's interpreter) with only `env` and the inherited
+ * basics; stdout and stderr captured (1 MiB each) and trimmed. The process group is killed when
+ * `signal` aborts, so a hung child of the script cannot outlive its caller. Exec checks and exec
+ * scrapers both start their scripts here.
+ */
+export async function runScript(script: string, env: Record<string, string>, signal: AbortSignal): Promise<ScriptOutcome> {
+  const shebang = /^#!\s*(\S+)(?:\s+(.*))?/.exec(script)
+  const [command, args] = shebang
+    ? [shebang[1]!, [...(shebang[2] ? shebang[2].split(/\s+/) : []), '-c', script.slice(script.indexOf('\n') + 1)]]
+    : ['bash', ['-c', script]]
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env: execEnvironment(env) as NodeJS.ProcessEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    let outSize = 0
+    let errSize = 0
+    child.stdout.on('data', (chunk: Buffer) => { if ((outSize += chunk.length) <= MAX_OUTPUT_BYTES) out.push(chunk) })
+    child.stderr.on('data', (chunk: Buffer) => { if ((errSize += chunk.length) <= MAX_OUTPUT_BYTES) err.push(chunk) })
+    const kill = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL') } catch { /* already gone */ } }
+    if (signal.aborted) kill()
+    signal.addEventListener('abort', kill, { once: true })
+    child.once('error', (error) => resolve({ command, args, code: null, signal: null, stdout: '', stderr: '', launchError: error.message }))
+    child.once('close', (code, exitSignal) => {
+      signal.removeEventListener('abort', kill)
+      resolve({ command, args, code, signal: exitSignal, stdout: Buffer.concat(out).toString('utf8').trim(), stderr: Buffer.concat(err).toString('utf8').trim() })
+    })
+  })
+}
+
 /**
  * `exec` (§1.7.5): the script runs under bash (or its shebang's interpreter); stdout and stderr
  * are captured (1 MiB each) and trimmed. The process group is killed on timeout so a hung child
@@ -44,27 +84,9 @@ export const runExecCheck: CheckRunner = async (spec, context) => {
   } catch (error) {
     return [invalidResult(result, (error as Error).message)]
   }
-  const shebang = /^#!\s*(\S+)(?:\s+(.*))?/.exec(script)
-  const [command, args] = shebang
-    ? [shebang[1]!, [...(shebang[2] ? shebang[2].split(/\s+/) : []), '-c', script.slice(script.indexOf('\n') + 1)]]
-    : ['bash', ['-c', script]]
   const started = performance.now()
-  const outcome = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string; launchError?: string }>((resolve) => {
-    const child = spawn(command, args, { env: execEnvironment(env) as NodeJS.ProcessEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    let outSize = 0
-    let errSize = 0
-    child.stdout.on('data', (chunk: Buffer) => { if ((outSize += chunk.length) <= MAX_OUTPUT_BYTES) out.push(chunk) })
-    child.stderr.on('data', (chunk: Buffer) => { if ((errSize += chunk.length) <= MAX_OUTPUT_BYTES) err.push(chunk) })
-    const kill = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL') } catch { /* already gone */ } }
-    context.signal.addEventListener('abort', kill, { once: true })
-    child.once('error', (error) => resolve({ code: null, signal: null, stdout: '', stderr: '', launchError: error.message }))
-    child.once('close', (code, signal) => {
-      context.signal.removeEventListener('abort', kill)
-      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8').trim(), stderr: Buffer.concat(err).toString('utf8').trim() })
-    })
-  })
+  const outcome = await runScript(script, env, context.signal)
+  const { command, args } = outcome
   result.duration = Math.round(performance.now() - started)
   if (outcome.launchError) return [failResult(result, outcome.launchError)]
   const exitCode = outcome.code ?? -1
