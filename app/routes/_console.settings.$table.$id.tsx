@@ -3,14 +3,15 @@ import { parseResourceSearch, type ResourceSearch } from '#app/lib/resource-sear
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { lazy, Suspense } from 'react'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
-import { ConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
+import { ConfirmDialog as ServerRenderedConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
-import { JobHistory } from '#app/components/resource-editor/job-history.tsx'
+import { JobHistory as ServerRenderedJobHistory } from '#app/components/resource-editor/job-history.tsx'
 import { ResourceForm, type SpecErrorDetail } from '#app/components/resource-editor/resource-form.tsx'
 import { ResourceTabs } from '#app/components/resource-editor/resource-tabs.tsx'
-import { CheckTypeFormView, CheckTypeGrid, CheckTypeTabs } from '#app/components/resource-editor/check-type-picker.tsx'
+import { CheckTypePicker as ServerRenderedCheckTypePicker, type CheckPicker } from '#app/components/resource-editor/check-type-picker.tsx'
 import { SourceNotice } from '#app/components/resource-editor/source-notice.tsx'
 import { Toast } from '#app/components/toast.tsx'
 import { hasAccess } from '#app/lib/access.ts'
@@ -44,11 +45,23 @@ export const handle = {
 
 const NEW_ID = 'new'
 
+// What only some visits show loads when shown: the check type picker (creating a canary), the Job
+// History tab and the delete dialog. The server renders each in place, so the no-JS page and
+// hydration see the same markup (decisions 007, 014).
+const CheckTypePicker = import.meta.env.SSR
+  ? ServerRenderedCheckTypePicker
+  : /* @__PURE__ */ lazy(() => import('#app/components/resource-editor/check-type-picker.tsx').then((module) => ({ default: module.CheckTypePicker })))
+const JobHistory = import.meta.env.SSR
+  ? ServerRenderedJobHistory
+  : /* @__PURE__ */ lazy(() => import('#app/components/resource-editor/job-history.tsx').then((module) => ({ default: module.JobHistory })))
+const ConfirmDialog = import.meta.env.SSR
+  ? ServerRenderedConfirmDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/confirm-dialog/confirm-dialog.tsx').then((module) => ({ default: module.ConfirmDialog })))
+
 /**
  * A new health check starts from the grid of check types; a chosen type opens its form, or the
  * Code tab (always, for the custom type). Other kinds start in the YAML editor.
  */
-type CheckPicker = { step: 'grid' } | { step: 'form' | 'code'; type: string }
 
 function checkPickerOf(kind: ResourceKind, search: ResourceSearch): CheckPicker | null {
   if (kind.table !== 'canaries') return null
@@ -331,11 +344,19 @@ export default function SettingsResourceRoute() {
               ]}
             />
           ) : null}
-          {picker?.step === 'grid' ? <CheckTypeGrid baseHref={selfHref} /> : null}
-          {picker && picker.step !== 'grid' ? <CheckTypeTabs baseHref={selfHref} type={picker.type} view={view === 'code' ? 'code' : 'form'} /> : null}
-          {picker?.step === 'form' && view === 'form' ? (
-            <CheckTypeFormView form={getCheckTypeForm(picker.type)!} lastResult={answer?.intent === 'create-from-form' ? answer.result : null} busy={busy} cancelHref={listHref} />
-          ) : picker?.step === 'grid' ? null : tab === 'spec' ? (
+          {picker ? (
+            <Suspense fallback={null}>
+              <CheckTypePicker
+                picker={picker}
+                view={view === 'code' ? 'code' : 'form'}
+                baseHref={selfHref}
+                lastResult={answer?.intent === 'create-from-form' ? answer.result : null}
+                busy={busy}
+                cancelHref={listHref}
+              />
+            </Suspense>
+          ) : null}
+          {picker?.step === 'grid' || (picker?.step === 'form' && view === 'form') ? null : tab === 'spec' ? (
             <>
               <SourceNotice info={info} source={source} />
               {!canWrite && !info.readOnly ? <p className="text-sm text-muted-foreground" data-testid="no-write-access">You can look at this resource but not change it.</p> : null}
@@ -356,12 +377,18 @@ export default function SettingsResourceRoute() {
           ) : jobs ? (
             <>
               <InlineError message={jobs.error} />
-              <JobHistory rows={jobs.rows} total={jobs.total} page={jobs.page} now={now} baseHref={`${selfHref}?tab=jobs${jobs.page > 1 ? `&page=${jobs.page}` : ''}`} openJobId={jobs.openJobId} openJobTab={jobs.openJobTab} />
+              <Suspense fallback={null}>
+                <JobHistory rows={jobs.rows} total={jobs.total} page={jobs.page} now={now} baseHref={`${selfHref}?tab=jobs${jobs.page > 1 ? `&page=${jobs.page}` : ''}`} openJobId={jobs.openJobId} openJobTab={jobs.openJobTab} />
+              </Suspense>
             </>
           ) : null}
         </>
       )}
-      {dialog === 'delete' ? <ConfirmDialog title={`Delete ${name ?? ''}`} description={DELETE_CONFIRMATION} closeTo={selfHref} fields={{ intent: 'delete' }} busy={busy} testId="delete-dialog" /> : null}
+      {dialog === 'delete' ? (
+        <Suspense fallback={null}>
+          <ConfirmDialog title={`Delete ${name ?? ''}`} description={DELETE_CONFIRMATION} closeTo={selfHref} fields={{ intent: 'delete' }} busy={busy} testId="delete-dialog" />
+        </Suspense>
+      ) : null}
       <Toast message={toast} />
     </section>
   )

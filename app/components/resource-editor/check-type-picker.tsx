@@ -8,7 +8,7 @@ import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { cn } from '#app/lib/cn.ts'
 import { formShape, useSchemaForm } from '#app/components/use-schema-form.ts'
-import { CHECK_TYPE_FORMS, checkTypeFormConstraint, COMMON_CHECK_FIELDS, CUSTOM_CHECK_TYPE, type CheckField, type CheckTypeForm } from '#app/lib/canary-check-fields.ts'
+import { CHECK_TYPE_FORMS, checkTypeFormConstraint, COMMON_CHECK_FIELDS, CUSTOM_CHECK_TYPE, getCheckTypeForm, type CheckField, type CheckTypeForm } from '#app/lib/canary-check-fields.ts'
 import { ResourceTabs } from './resource-tabs.tsx'
 
 /** The first step of a new health check: one card per check type, and YAML for anything else. */
@@ -160,5 +160,37 @@ export function CheckTypeFormView({ form, lastResult, busy, cancelHref }: { form
         </Link>
       </div>
     </Form>
+  )
+}
+
+export type CheckPicker = { step: 'grid' } | { step: 'form' | 'code'; type: string }
+
+/**
+ * What a new health check shows above (or instead of) the Code tab: the grid of types, or the
+ * chosen type's tabs and, in its Form tab, its form. One component so the editor page can load
+ * the picker (and the check types' field lists) only when it creates a canary.
+ */
+export function CheckTypePicker({
+  picker,
+  view,
+  baseHref,
+  lastResult,
+  busy,
+  cancelHref,
+}: {
+  picker: CheckPicker
+  view: 'form' | 'code'
+  baseHref: string
+  lastResult: SubmissionResult<string[]> | null | undefined
+  busy: boolean
+  cancelHref: string
+}) {
+  if (picker.step === 'grid') return <CheckTypeGrid baseHref={baseHref} />
+  const form = picker.step === 'form' && view === 'form' ? getCheckTypeForm(picker.type) : undefined
+  return (
+    <>
+      <CheckTypeTabs baseHref={baseHref} type={picker.type} view={view} />
+      {form ? <CheckTypeFormView form={form} lastResult={lastResult} busy={busy} cancelHref={cancelHref} /> : null}
+    </>
   )
 }
