@@ -14,6 +14,9 @@ import {
 import type { CredentialResolver } from './identity/principal.ts'
 import { createCredentialCache, type CredentialCache } from './identity/credential-cache.ts'
 import { createCanaryRouter } from './health/canary.routes.ts'
+import { createCatalogRouter, createResourceSearchRouter } from './catalog/catalog.routes.ts'
+import { configRowGuard, configVisibility } from './catalog/config-access.ts'
+import type { Principal } from './identity/principal.ts'
 import type { CheckEngine } from './health/check-engine.ts'
 import { createIdentityRouter } from './identity/identity.routes.ts'
 import { createInviteRouter } from './identity/invite.routes.ts'
@@ -175,11 +178,15 @@ export function createBackend(options: {
       // connection (boot.ts), and PGlite ignores statement_timeout (no timer in WASM).
       authorize: dbAuthorization.authorize,
       validateWrite: validateDataWrite,
+      // Row-level access: config items (and what hangs off them) a permission's tags/agents hide.
+      rowGuard: async (req) => configRowGuard(await configVisibility(authorizer, req.res?.locals.principal as Principal | undefined)),
       isAuthenticated: (req) => Boolean(req.res?.locals.principal),
     }),
   )
 
   router.use('/canary', createCanaryRouter({ db, engine: options.engine, logger, authorizer }))
+  router.use('/catalog', createCatalogRouter({ db, authorizer }))
+  router.use('/resources', createResourceSearchRouter({ db, authorizer }))
 
   // Sub-bases whose service has not been built yet answer honestly instead of 404.
   for (const subBase of SUB_BASES) {

@@ -1,3 +1,4 @@
+import type { Params } from './sql-builder.ts'
 import { PostgrestError, parseError, unknownColumn } from './errors.ts'
 import {
   parseFilterExpression,
@@ -126,6 +127,8 @@ export type PlanNode = {
   limit: number | null
   offset: number | null
   embeds: Map<string, EmbedNode>
+  /** Row-level access: a condition every row of this level must meet (set by the router's rowGuard). */
+  guard?: (params: Params) => string
 }
 
 export type EmbedNode = PlanNode & {

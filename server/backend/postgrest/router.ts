@@ -60,6 +60,12 @@ export type ValidateWriteResult =
   | { ok: true; rows?: Record<string, unknown>[] }
   | { ok: false; status: 400 | 403; code: string; message: string; details?: string }
 
+/**
+ * Row-level access: the condition rows of `relation` (a table or view, or an RPC's result when
+ * it is no relation) must meet when read as `alias`; null for none.
+ */
+export type RowGuard = (relation: string, kind: 'table' | 'rpc', alias: string, params: Params) => string | null
+
 export type PostgrestRouterOptions = {
   db: Db
   schema?: string
@@ -77,6 +83,27 @@ export type PostgrestRouterOptions = {
    * every table write; a failure is answered as a PostgREST-shaped error with its status.
    */
   validateWrite?: (input: ValidateWriteInput) => Promise<ValidateWriteResult>
+  /** Row-level access for this request's caller (asked once per request, after authorization); null when no row is hidden. */
+  rowGuard?: (req: express.Request) => Promise<RowGuard | null>
+}
+
+/** Puts the caller's row conditions on every level of a plan: the top relation and each embed. */
+async function guardPlan(options: PostgrestRouterOptions, req: express.Request, root: PlanNode, rootName: string, rootKind: 'table' | 'rpc'): Promise<void> {
+  const guard = options.rowGuard ? await options.rowGuard(req) : null
+  if (!guard) return
+  const apply = (node: PlanNode, name: string, kind: 'table' | 'rpc') => {
+    node.guard = (params) => guard(name, kind, node.alias, params) ?? 'true'
+  }
+  apply(root, rootName, rootKind)
+  const visit = (node: PlanNode) => {
+    const embeds = new Set<PlanNode>(node.embeds.values())
+    for (const item of node.items) if (item.kind === 'embed') embeds.add(item.node)
+    for (const embed of embeds) {
+      apply(embed, embed.relation.name, 'table')
+      visit(embed)
+    }
+  }
+  visit(root)
 }
 
 const ACTIONS: Record<string, AuthorizeRequest['action']> = {
@@ -356,6 +383,7 @@ async function authorizeRelated(authorize: Authorize, names: string[]): Promise<
 
 async function callRoutine(
   engine: Engine,
+  options: PostgrestRouterOptions,
   authorize: Authorize,
   req: express.Request,
   name: string,
@@ -417,6 +445,7 @@ async function callRoutine(
     // The rows are the returned relation's, whatever function produced them.
     const source = returns.relation?.name ?? returns.hiddenRelation
     await authorizeRelated(authorize, [...(source ? [source] : []), ...relatedRelations(node).map((rel) => rel.name)])
+    await guardPlan(options, req, node, returns.relation ? returns.relation.name : name, returns.relation ? 'table' : 'rpc')
     const single = !returns.set
     const effectiveFormat = single && format === 'array' ? 'object' : format
     return readRows(engine, req, node, call, effectiveFormat, prefs, { readOnly, singleComposite: single && format === 'array' })
@@ -482,7 +511,7 @@ async function handle(engine: Engine, options: PostgrestRouterOptions, req: expr
       checkContentType(req)
       rawBody = await readBody(req, limitBody)
     }
-    return callRoutine(engine, authorize, req, name, search, rawBody, format, prefs)
+    return callRoutine(engine, options, authorize, req, name, search, rawBody, format, prefs)
   }
 
   const relation = engine.cache.relation(name)
@@ -490,6 +519,8 @@ async function handle(engine: Engine, options: PostgrestRouterOptions, req: expr
   const params = classifyParams(search)
   const node = buildPlan(engine.cache, relation, params, new AliasCounter())
   await authorizeRelated(authorize, relatedRelations(node).map((rel) => rel.name))
+  // Writes too: what a caller may not see, it may not change either (inserts have no rows to guard).
+  await guardPlan(options, req, node, name, 'table')
   if (method === 'GET' || method === 'HEAD') {
     return readRows(engine, req, node, () => relationSql(relation), format, prefs)
   }

@@ -181,6 +181,7 @@ export function whereConditions(node: PlanNode, params: Params): string[] {
   const conditions: string[] = []
   for (const filter of node.filters) conditions.push(filterSql(node.alias, node.relation, filter, params))
   for (const tree of node.trees) conditions.push(treeSql(node, tree, params))
+  if (node.guard) conditions.push(node.guard(params))
   for (const embed of node.embeds.values()) {
     const explicit = node.embedNullFilters.find((item) => item.node === embed)
     if (explicit) conditions.push(`${explicit.isNull ? 'NOT ' : ''}${existsSql(node.alias, embed, params)}`)

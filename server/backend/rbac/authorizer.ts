@@ -62,6 +62,8 @@ export type Authorizer = {
   effectivePermissions(subject: AccessSubject): Promise<EffectivePermission[]>
   /** Roles of a person: casbin assignments (transitively) plus credential-implied roles. */
   rolesOf(subject: AccessSubject): Promise<string[]>
+  /** The subject's stored permissions that carry a condition (tags, agents, ids, selectors, until): row-level access reads them. */
+  narrowedPermissions(subject: AccessSubject): Promise<LoadedPermission[]>
   /** Whether a resource could change the answer for this object (narrowed rules exist). */
   dependsOnResource(subject: AccessSubject, object: string, area?: Area | null): Promise<boolean>
   /** Drops cached policy: after writes to roles, permissions, teams or people. */
@@ -286,6 +288,10 @@ export function createAuthorizer(
 
     async rolesOf(subject) {
       return (await load(subject)).roles
+    },
+
+    async narrowedPermissions(subject) {
+      return (await load(subject)).permissions.filter((permission) => permission.condition !== undefined)
     },
 
     async dependsOnResource(subject, object, area) {
