@@ -1,62 +1,151 @@
 import type { LoaderFunctionArgs } from '@remix-run/node'
-import { NavLink, Outlet, useLoaderData } from '@remix-run/react'
+import { Link, NavLink, Outlet, useLoaderData } from '@remix-run/react'
+import { ConfigType, HealthBadge, KeyValueChips } from '#app/components/catalog/catalog-badges.tsx'
+import { tabLinkClass } from '#app/components/catalog/catalog-nav.tsx'
+import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { LinkToIncident } from '#app/components/incidents/attach-evidence.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
-import { cn } from '#app/lib/cn.ts'
-import { getConfigSummary } from '#app/lib/catalog.server.ts'
+import { Icon } from '#app/components/ui/icons.tsx'
+import { getConfigDetail, listConfigViewTabs } from '#app/lib/catalog-screens.server.ts'
+import { configTypeIcon, formatCost } from '#app/lib/catalog-vocabulary.ts'
+import { canLinkToIncident } from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
-import { errorResponse, requireAccess } from '#app/lib/session.server.ts'
+import { errorResponse, requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
 import { isUuid } from '#contract/uuid.ts'
 
-export const handle = { title: 'Catalog', feature: 'config', resource: 'database' } satisfies RouteHandle
+export const handle = {
+  title: (data) => (data && typeof data === 'object' && 'title' in data && typeof data.title === 'string' ? data.title : 'Catalog'),
+  feature: 'config',
+  resource: 'database',
+} satisfies RouteHandle
 
+/** What the item's tabs read from this layout (`useRouteLoaderData(CATALOG_ITEM_ROUTE)`). */
+export const CATALOG_ITEM_ROUTE = 'routes/_console.catalog.$id'
+
+/**
+ * /catalog/{id} (spec 000 §2, §3): the item's header — type icon, name, health, status, labels,
+ * tags, cost, where it was scraped from — and its tabs: Spec, Changes, Insights, Relationships,
+ * Playbooks, Checks and any custom views that apply to it.
+ */
 export async function loader(args: LoaderFunctionArgs) {
   await requireAccess(args, handle)
   const id = args.params.id ?? ''
   // Config ids are UUIDs; anything else cannot exist, and must not reach a filter expression.
   if (!isUuid(id)) throw errorResponse(404, { message: 'No such catalog item' })
-  const item = await getConfigSummary(args, id)
-  // An unreadable data API still shows the page (by id); no row means the item does not exist.
-  if (item === null) throw errorResponse(404, { message: 'No such catalog item' })
-  return { id, item: item ?? null }
+  try {
+    const [item, canLink, views] = await Promise.all([getConfigDetail(args, id), canLinkToIncident(args), listConfigViewTabs(args, id)])
+    if (!item) throw errorResponse(404, { message: 'No such catalog item' })
+    return { id, item, canLink, views, title: `Catalog / ${item.name ?? id}` }
+  } catch (error) {
+    throw toErrorResponse(error)
+  }
 }
 
-const TABS = [
-  { to: '.', label: 'Spec', end: true },
-  { to: 'changes', label: 'Changes' },
-  { to: 'insights', label: 'Insights' },
-  { to: 'relationships', label: 'Relationships' },
-  { to: 'playbooks', label: 'Playbooks' },
-  { to: 'checks', label: 'Checks' },
-]
+export type CatalogItemLayoutData = Awaited<ReturnType<typeof loader>>
 
-const HEALTH_TONE: Record<string, 'success' | 'danger' | 'warning'> = { healthy: 'success', unhealthy: 'danger', warning: 'warning' }
+function Figure({ label, children, testId }: { label: string; children: React.ReactNode; testId?: string }) {
+  return (
+    <div className="flex flex-col gap-0.5" data-testid={testId}>
+      <dt className="text-xs text-muted-foreground">{label}</dt>
+      <dd className="text-sm">{children}</dd>
+    </div>
+  )
+}
 
 export default function CatalogItemLayout() {
-  const { id, item } = useLoaderData<typeof loader>()
+  const { id, item, canLink, views } = useLoaderData<typeof loader>()
+  const summary = item.summary ?? {}
+  const tabs = [
+    { to: '.', label: 'Spec', end: true, count: undefined },
+    { to: 'changes', label: 'Changes', count: summary.changes },
+    { to: 'insights', label: 'Insights', count: summary.analysis },
+    { to: 'relationships', label: 'Relationships', count: summary.relationships },
+    { to: 'playbooks', label: 'Playbooks', count: summary.playbook_runs },
+    { to: 'checks', label: 'Checks', count: summary.checks },
+    ...views.map((view) => ({ to: `view/${view.id}`, label: view.title || view.name, count: undefined })),
+  ]
+  const costs = [
+    ['per minute', item.cost_per_minute],
+    ['1 day', item.cost_total_1d],
+    ['7 days', item.cost_total_7d],
+    ['30 days', item.cost_total_30d],
+  ].filter(([, value]) => formatCost(value))
   return (
-    <div className="flex flex-col">
-      <div className="flex flex-col gap-2 border-b bg-card px-6 pt-4">
-        <div className="flex items-center gap-2">
-          <h2 className="text-base font-semibold">{item?.name ?? id}</h2>
-          {item?.type ? <Badge variant="secondary">{item.type}</Badge> : null}
-          {item?.health ? <Badge variant={HEALTH_TONE[item.health] ?? 'outline'}>{item.health}</Badge> : null}
+    <div className="flex flex-col" data-testid="catalog-item" data-config-id={id}>
+      <div className="flex flex-col gap-3 border-b bg-card px-6 pt-4">
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div className="flex items-center gap-3">
+            <Icon name={configTypeIcon(item.type)} aria-hidden="true" className="size-8 text-muted-foreground" />
+            <div className="flex flex-col gap-1">
+              <div className="flex flex-wrap items-center gap-2">
+                <h1 className="text-lg font-semibold" data-testid="config-name">
+                  {item.name ?? id}
+                </h1>
+                <HealthBadge health={item.health} testId="config-health" />
+                {item.status ? (
+                  <Badge variant="secondary" data-testid="config-status">
+                    {item.status}
+                  </Badge>
+                ) : null}
+                {item.deleted_at ? <Badge variant="danger">deleted</Badge> : null}
+              </div>
+              <Link to={`/catalog?${new URLSearchParams({ type: item.type }).toString()}`} className="text-sm text-muted-foreground hover:underline" data-testid="config-type">
+                <ConfigType type={item.type} iconClassName="size-3" />
+              </Link>
+            </div>
+          </div>
+          <LinkToIncident canLink={canLink} target={{ type: 'config', config_id: id, description: `${item.type} ${item.name ?? id} is ${item.health ?? 'unknown'}` }} />
         </div>
+        {item.description ? <p className="text-sm text-muted-foreground">{item.description}</p> : null}
+        <dl className="flex flex-wrap gap-x-8 gap-y-2">
+          {item.config_class ? <Figure label="Class">{item.config_class}</Figure> : null}
+          {costs.length ? (
+            <Figure label="Cost" testId="config-cost">
+              {costs.map(([label, value]) => `${formatCost(value)} ${label}`).join(' · ')}
+            </Figure>
+          ) : null}
+          {item.scraper ? (
+            <Figure label="Scraper">
+              <Link to={`/catalog/scrapers/${item.scraper.id}`} className="hover:underline">
+                {item.scraper.name}
+              </Link>
+            </Figure>
+          ) : null}
+          {item.agent_name ? <Figure label="Agent">{item.agent_name}</Figure> : null}
+          <Figure label="Created">
+            <DateTime value={item.created_at} />
+          </Figure>
+          {item.updated_at ? (
+            <Figure label="Updated">
+              <DateTime value={item.updated_at} />
+            </Figure>
+          ) : null}
+          {item.last_scraped_time ? (
+            <Figure label="Last scraped">
+              <DateTime value={item.last_scraped_time} />
+            </Figure>
+          ) : null}
+        </dl>
+        {item.tags && Object.keys(item.tags).length ? (
+          <div className="flex items-center gap-2 text-xs">
+            <span className="text-muted-foreground">Tags</span>
+            <KeyValueChips values={item.tags} testId="config-tags" />
+          </div>
+        ) : null}
+        {item.labels && Object.keys(item.labels).length ? (
+          <div className="flex items-center gap-2 text-xs">
+            <span className="text-muted-foreground">Labels</span>
+            <KeyValueChips values={item.labels} testId="config-labels" />
+          </div>
+        ) : null}
         <nav aria-label="Catalog item sections">
-          <ul className="-mb-px flex gap-1">
-            {TABS.map((tab) => (
-              <li key={tab.label}>
-                <NavLink
-                  to={tab.to}
-                  end={tab.end}
-                  className={({ isActive }) =>
-                    cn(
-                      'inline-flex h-9 items-center border-b-2 border-transparent px-3 text-sm text-muted-foreground hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
-                      isActive && 'border-primary font-medium text-foreground',
-                    )
-                  }
-                >
+          <ul className="-mb-px flex flex-wrap gap-1">
+            {tabs.map((tab) => (
+              <li key={tab.to}>
+                <NavLink to={tab.to} end={'end' in tab ? tab.end : false} className={({ isActive }) => tabLinkClass(isActive)} data-testid={`config-tab-${tab.label.toLowerCase()}`}>
                   {tab.label}
+                  {tab.count ? <span className="ml-1.5 rounded bg-muted px-1 text-xs tabular-nums">{tab.count}</span> : null}
                 </NavLink>
               </li>
             ))}

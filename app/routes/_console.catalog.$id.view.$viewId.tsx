@@ -1,20 +1,46 @@
-import type { LoaderFunctionArgs } from '@remix-run/node'
-import { useParams } from '@remix-run/react'
+import { data, type LoaderFunctionArgs } from '@remix-run/node'
+import { useLoaderData } from '@remix-run/react'
+import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { NotBuilt } from '#app/components/not-built.tsx'
+import { InlineError } from '#app/components/inline-error.tsx'
+import { getViewTab, runConfigView } from '#app/lib/catalog-screens.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
-import { requireAccess } from '#app/lib/session.server.ts'
+import { errorResponse, requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
+import { isUuid } from '#contract/uuid.ts'
 
-export const handle = { title: 'Catalog Item View', feature: 'config', resource: 'database' } satisfies RouteHandle
+export const handle = { feature: 'config', resource: 'database' } satisfies RouteHandle
 
+/** A custom view as a tab of the item: the view's rows with the item as its `config_id` variable (http-api §2.4). */
 export async function loader(args: LoaderFunctionArgs) {
   await requireAccess(args, handle)
-  return null
+  const viewId = args.params.viewId ?? ''
+  if (!isUuid(viewId)) throw errorResponse(404, { message: 'No such view' })
+  try {
+    const view = await getViewTab(args, viewId)
+    if (!view) throw errorResponse(404, { message: 'No such view' })
+    return data({ view, result: await runConfigView(args, viewId, args.params.id ?? '') })
+  } catch (error) {
+    throw toErrorResponse(error)
+  }
+}
+
+type ViewRow = Record<string, unknown> & { __row: string }
+
+function display(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  return typeof value === 'object' ? JSON.stringify(value) : String(value)
 }
 
 export default function CatalogItemViewRoute() {
-  const { viewId } = useParams()
-  return <NotBuilt title={`Catalog Item View ${viewId ?? ''}`} capability="A custom view rendered for this item." />
+  const { view, result } = useLoaderData<typeof loader>()
+  const rows: ViewRow[] = 'rows' in result ? result.rows.map((row, index) => ({ ...row, __row: String(index) })) : []
+  const columns: DataColumn<ViewRow>[] = 'columns' in result ? result.columns.map((name) => ({ id: name, header: name, accessorFn: (row: ViewRow) => display(row[name]) })) : []
+  return (
+    <section className="flex flex-col gap-4 p-6" data-testid="config-view" data-view-id={view.id}>
+      <h2 className="text-base font-semibold">{view.title || view.name}</h2>
+      {'error' in result ? <InlineError message={result.error} /> : <DataTable data={rows} columns={columns} getRowId={(row) => row.__row} testId="config-view-table" caption={view.title || view.name} />}
+    </section>
+  )
 }
 
 export function ErrorBoundary() {
