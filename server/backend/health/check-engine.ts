@@ -8,6 +8,7 @@ import { CHECK_RUNNERS, timeoutFor, unsupportedRunner } from './check-runners.ts
 import type { CheckResult, CheckRunContext, StoredConnection } from './check-result.ts'
 import { runCheck } from './check-run.ts'
 import { createTargetFence } from './check-trust.ts'
+import { findConnection } from './checks/check-inputs.ts'
 import type { AllowedTarget } from './checks/target-guard.ts'
 import { syncCanaries, type SyncOutcome } from './canary-sync.ts'
 import { pruneCheckStatuses, storeRuns, type CompletedRun } from './result-store.ts'
@@ -155,29 +156,7 @@ export function createCheckEngine(options: CheckEngineOptions): CheckEngine {
     return schedules.get(text) ?? null
   }
 
-  async function resolveConnection(ref: string, namespace: string): Promise<StoredConnection | null> {
-    let where: string
-    let params: unknown[]
-    if (!ref.startsWith('connection://')) {
-      where = 'id = $1::uuid'
-      params = [ref]
-    } else {
-      const parts = ref.slice('connection://'.length).split('/').filter(Boolean)
-      const name = parts[parts.length - 1] ?? ''
-      const ns = parts.length >= 2 ? parts[parts.length - 2]! : namespace
-      // `connection://<type>/<name>` is legacy: retry the first segment as a type (§0.3).
-      where = 'name = $1 AND (namespace = $2 OR ($3 AND type = $2))'
-      params = [name, ns, parts.length === 2]
-    }
-    const { rows } = await db.query<{ id: string; name: string; namespace: string; type: string; url: string | null; username: string | null; password: string | null; properties: Record<string, unknown> | null; insecure_tls: boolean | null }>(
-      `SELECT id, name, namespace, type, url, username, password, properties, insecure_tls FROM connections
-       WHERE deleted_at IS NULL AND ${where} ORDER BY (namespace = $${params.length + 1}) DESC LIMIT 1`,
-      [...params, namespace],
-    )
-    const row = rows[0]
-    if (!row) return null
-    return { ...row, properties: row.properties ?? {}, insecureTls: row.insecure_tls ?? false }
-  }
+  const resolveConnection = (ref: string, namespace: string): Promise<StoredConnection | null> => findConnection(db, ref, namespace)
 
   function contextFor(claim: Claim): Omit<CheckRunContext, 'signal'> {
     const spec = claim.spec ?? {}

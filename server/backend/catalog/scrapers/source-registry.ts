@@ -1,7 +1,9 @@
 import type { ScraperSource } from './scraper-source.ts'
 import { execSource } from './exec-source.ts'
 import { fileSource } from './file-source.ts'
+import { httpSource } from './http-source.ts'
 import { kubernetesFileSource } from './kubernetes-file-source.ts'
+import { sqlSource } from './sql-source.ts'
 
 /**
  * Scraper types that run in this process, by their key under the ScrapeConfig spec
@@ -11,6 +13,8 @@ const SOURCES: ScraperSource[] = [
   fileSource,
   execSource,
   kubernetesFileSource,
+  httpSource,
+  sqlSource,
 ]
 
 const BY_KIND = new Map(SOURCES.map((source) => [source.kind, source]))

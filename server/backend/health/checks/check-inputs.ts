@@ -1,5 +1,6 @@
 import type { CheckRunContext, StoredConnection } from '../check-result.ts'
 import type { EnvVar } from '#contract/canary/canary-spec.schema.ts'
+import type { Queryable } from '#server/db/client.ts'
 import { renderFieldTemplate } from '../go-template.ts'
 import { isUuid } from '#contract/uuid.ts'
 
@@ -25,6 +26,36 @@ export function isConnectionReference(value: string): boolean {
   return value.startsWith('connection://') || isUuid(value)
 }
 
+/**
+ * The stored connection a reference names (§0.3): `connection://<namespace>/<name>`,
+ * `connection://<name>` (the caller's namespace), a UUID, the legacy `connection://<type>/<name>`
+ * (the first segment retried as a type) and the three-segment form (first segment ignored).
+ * Shared by the check engine and the scrapers.
+ */
+export async function findConnection(db: Queryable, ref: string, namespace: string): Promise<StoredConnection | null> {
+  let where: string
+  let params: unknown[]
+  if (!ref.startsWith('connection://')) {
+    where = 'id = $1::uuid'
+    params = [ref]
+  } else {
+    const parts = ref.slice('connection://'.length).split('/').filter(Boolean)
+    const name = parts[parts.length - 1] ?? ''
+    const ns = parts.length >= 2 ? parts[parts.length - 2]! : namespace
+    // `connection://<type>/<name>` is legacy: retry the first segment as a type (§0.3).
+    where = 'name = $1 AND (namespace = $2 OR ($3 AND type = $2))'
+    params = [name, ns, parts.length === 2]
+  }
+  const { rows } = await db.query<{ id: string; name: string; namespace: string; type: string; url: string | null; username: string | null; password: string | null; properties: Record<string, unknown> | null; insecure_tls: boolean | null }>(
+    `SELECT id, name, namespace, type, url, username, password, properties, insecure_tls FROM connections
+     WHERE deleted_at IS NULL AND ${where} ORDER BY (namespace = $${params.length + 1}) DESC LIMIT 1`,
+    [...params, namespace],
+  )
+  const row = rows[0]
+  if (!row) return null
+  return { ...row, properties: row.properties ?? {}, insecureTls: row.insecure_tls ?? false }
+}
+
 export type ResolvedAccess = {
   url: string
   username?: string
@@ -40,7 +71,7 @@ export type ResolvedAccess = {
  */
 export async function resolveAccess(
   spec: Record<string, unknown>,
-  context: Pick<CheckRunContext, 'resolveConnection' | 'canary' | 'templatesEnabled' | 'targets'>,
+  context: Pick<CheckRunContext, 'resolveConnection' | 'templatesEnabled' | 'targets'> & { canary: { namespace: string } },
   options: { urlKeys?: string[]; connectionIsUrl?: boolean } = {},
 ): Promise<ResolvedAccess> {
   const urlKeys = options.urlKeys ?? ['url']

@@ -16,7 +16,7 @@ const pgTypes = {
 }
 
 /** `key=value` DSNs (libpq style) as node-postgres options; URLs pass straight through. */
-function postgresConfig(url: string): pg.ClientConfig {
+export function postgresConfig(url: string): pg.ClientConfig {
   if (/^postgres(ql)?:\/\//.test(url)) return { connectionString: url }
   const config: Record<string, string> = {}
   for (const match of url.matchAll(/(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|\S+)/g)) config[match[1]!] = match[2]!.replace(/^'|'$/g, '')
@@ -35,7 +35,7 @@ function postgresConfig(url: string): pg.ClientConfig {
  * lookup hook, so the client's resolved host is swapped for the address, and TLS keeps checking
  * the certificate against the name the user wrote.
  */
-async function admitPostgres(client: pg.Client, targets: TargetGuard | undefined, config: pg.ClientConfig): Promise<void> {
+export async function admitPostgres(client: pg.Client, targets: TargetGuard | undefined, config: pg.ClientConfig): Promise<void> {
   if (!targets) return
   const original = client.host
   const admission = await targets.admit(original, client.port)
