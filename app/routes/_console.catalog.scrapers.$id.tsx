@@ -1,20 +1,386 @@
-import type { LoaderFunctionArgs } from '@remix-run/node'
-import { useParams } from '@remix-run/react'
+import type { SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { lazy, Suspense } from 'react'
+import { stringify } from 'yaml'
+import { z } from 'zod'
+import { ScraperTypePicker as ServerRenderedScraperTypePicker, type ScraperPicker } from '#app/components/catalog/scraper-type-picker.tsx'
+import { ConfirmDialog as ServerRenderedConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { NotBuilt } from '#app/components/not-built.tsx'
+import { InlineError } from '#app/components/inline-error.tsx'
+import { JobHistory as ServerRenderedJobHistory } from '#app/components/resource-editor/job-history.tsx'
+import { ResourceForm, type SpecErrorDetail } from '#app/components/resource-editor/resource-form.tsx'
+import { ResourceTabs } from '#app/components/resource-editor/resource-tabs.tsx'
+import { SourceNotice } from '#app/components/resource-editor/source-notice.tsx'
+import { Toast } from '#app/components/toast.tsx'
+import { buttonVariants } from '#app/components/ui/button.tsx'
+import { Play } from '#app/components/ui/icons.tsx'
+import { hasAccess } from '#app/lib/access.ts'
+import { apiJson, GatewayError } from '#app/lib/gateway.server.ts'
+import { buildPayload, formFieldOfEditorError, newResourceYaml, NewResourceActionSchema, ResourceActionSchema, toResourceYaml, type ResourcePayload } from '#app/lib/resource-editor.ts'
+import { createResource, deleteResource, loadJobHistory, loadResource, updateResource, writeFailure } from '#app/lib/resource-editor.server.ts'
+import { DELETE_CONFIRMATION, RESOURCE_KINDS, sourceInfo, type JobHistoryRow, type ResourceKind } from '#app/lib/resource-editor-vocabulary.ts'
+import { parseResourceSearch, type ResourceSearch } from '#app/lib/resource-search.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
-import { requireAccess } from '#app/lib/session.server.ts'
+import { CUSTOM_SCRAPER_TYPE, getScraperTypeForm } from '#app/lib/scraper-type-fields.ts'
+import { flattenScraperAnswers, isScraperFormIntent, pathOfMessage, scrapeConfigFromForm, scrapeConfigYamlFromForm, scraperFieldOfPath, scraperTypeFormSchema } from '#app/lib/scraper-type-forms.ts'
+import { errorResponse, requireAccess } from '#app/lib/session.server.ts'
+import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 
-export const handle = { title: 'Catalog Scraper', feature: 'settings.config_scraper', resource: 'config_scrapers' } satisfies RouteHandle
+export const handle = {
+  title: (data) => (data && typeof data === 'object' && 'title' in data && typeof data.title === 'string' ? data.title : 'Catalog Scraper'),
+  feature: 'settings.config_scraper',
+  resource: 'config_scrapers',
+} satisfies RouteHandle
 
+const NEW_ID = 'new'
+const KIND: ResourceKind = RESOURCE_KINDS.config_scrapers
+const LIST_HREF = '/catalog/scrapers'
+
+// What only some visits show loads when shown, rendered in place by the server (decisions 007, 014).
+const ScraperTypePicker = import.meta.env.SSR
+  ? ServerRenderedScraperTypePicker
+  : /* @__PURE__ */ lazy(() => import('#app/components/catalog/scraper-type-picker.tsx').then((module) => ({ default: module.ScraperTypePicker })))
+const JobHistory = import.meta.env.SSR
+  ? ServerRenderedJobHistory
+  : /* @__PURE__ */ lazy(() => import('#app/components/resource-editor/job-history.tsx').then((module) => ({ default: module.JobHistory })))
+const ConfirmDialog = import.meta.env.SSR
+  ? ServerRenderedConfirmDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/confirm-dialog/confirm-dialog.tsx').then((module) => ({ default: module.ConfirmDialog })))
+
+/** A new scraper starts from the grid of scraper types; a chosen type opens its form, or the Code tab (always, for the custom type). */
+function pickerOf(search: ResourceSearch): ScraperPicker {
+  const type = search.type
+  if (type === CUSTOM_SCRAPER_TYPE) return { step: 'code', type }
+  if (!type || !getScraperTypeForm(type)) return { step: 'grid' }
+  return { step: search.view === 'code' ? 'code' : 'form', type }
+}
+
+function loadScraper(args: LoaderFunctionArgs | ActionFunctionArgs, id: string) {
+  return loadResource(args, KIND, id).catch((error: unknown) => {
+    if (error instanceof GatewayError) throw errorResponse(error.status >= 400 ? error.status : 502, { message: error.message })
+    throw error
+  })
+}
+
+/**
+ * /catalog/scrapers/{id} and /catalog/scrapers/new (spec 002 §2 "Resource editor"): the
+ * ScrapeConfig in the generic resource editor — a grid of scraper types and a form per type when
+ * creating, the YAML (Code) otherwise, read-only when the scraper did not come from the UI — and
+ * its Job History.
+ */
 export async function loader(args: LoaderFunctionArgs) {
-  await requireAccess(args, handle)
-  return null
+  const session = await requireAccess(args, handle)
+  const canWrite = hasAccess(session, KIND.resource, 'write')
+  const { toast, headers } = readToast(args.request)
+  const search = parseResourceSearch(new URL(args.request.url))
+  const id = args.params.id ?? ''
+  const base = { canWrite, toast, now: new Date().toISOString() }
+
+  if (id === NEW_ID) {
+    if (!canWrite) throw errorResponse(403, { message: 'You do not have permission to access this page' })
+    const picker = pickerOf(search)
+    const template = picker.step !== 'grid' ? scrapeConfigYamlFromForm(getScraperTypeForm(picker.type), {}) : newResourceYaml(KIND)
+    return data(
+      {
+        ...base,
+        mode: 'create' as const,
+        id: null,
+        name: null,
+        title: 'Catalog Scrapers / New',
+        missing: false,
+        source: null,
+        info: { readOnly: false, origin: 'the UI' },
+        values: { yaml: template, name: '', namespace: '' },
+        version: `new:${picker.step !== 'grid' ? `${picker.type}:${picker.step}` : ''}`,
+        picker: picker as ScraperPicker | null,
+        tab: 'spec' as const,
+        jobs: null,
+        dialog: null,
+      },
+      { headers },
+    )
+  }
+
+  const row = await loadScraper(args, id)
+  if (!row) {
+    return data(
+      { ...base, mode: 'edit' as const, id, name: null, title: 'Catalog Scraper', missing: true, source: null, info: { readOnly: true, origin: '' }, values: { yaml: '', name: '', namespace: '' }, version: '', picker: null, tab: 'spec' as const, jobs: null, dialog: null },
+      { status: 404, headers },
+    )
+  }
+  let jobs: { rows: JobHistoryRow[]; total: number | null; page: number; error: string | null; openJobId: string | null; openJobTab: string | null } | null = null
+  if (search.tab === 'jobs') {
+    const open = { openJobId: search.job, openJobTab: search.jobTab }
+    try {
+      jobs = { ...(await loadJobHistory(args, String(row.id), search.page)), page: search.page, error: null, ...open }
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error
+      jobs = { rows: [], total: null, page: search.page, error: error.message, ...open }
+    }
+  }
+  const info = sourceInfo(row)
+  const name = typeof row.name === 'string' ? row.name : String(row.id)
+  return data(
+    {
+      ...base,
+      mode: 'edit' as const,
+      id: String(row.id),
+      name,
+      title: `Catalog Scrapers / ${name}`,
+      missing: false,
+      source: typeof row.source === 'string' ? row.source : null,
+      info,
+      values: { yaml: toResourceYaml(KIND, row), name: row.name ?? '', namespace: row.namespace ?? '' },
+      version: `${row.id}:${String(row.updated_at ?? '')}`,
+      picker: null,
+      tab: search.tab,
+      jobs,
+      dialog: search.dialog === 'delete' && canWrite && !info.readOnly ? ('delete' as const) : null,
+    },
+    { headers },
+  )
+}
+
+type ActionAnswer = {
+  intent: string
+  result: SubmissionResult<string[]> | null
+  specDetail: SpecErrorDetail | null
+  /** 'Edit as YAML': the type form's answers as a ScrapeConfig, for the Code tab. */
+  view: 'code' | null
+  values: { yaml: string; name: string; namespace: string } | null
+}
+
+type Done = { to: string; toast: string }
+
+/** The API's refusal of a write: on the field it is about (a 409 on the name), or for the whole form with the API's status. */
+function refuseWrite(ctx: z.RefinementCtx, error: unknown, payload: ResourcePayload, answer: { status: number; detail: SpecErrorDetail }, fieldOf: (message: string) => string[]) {
+  const { message, details } = writeFailure(error, KIND, payload)
+  const status = error instanceof GatewayError ? error.status : 500
+  if (status === 409) ctx.addIssue({ code: z.ZodIssueCode.custom, path: fieldOf('metadata.name: exists'), message })
+  else if (status === 400 || status === 422) {
+    answer.detail.details = details
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: fieldOf(message), message })
+  } else {
+    answer.status = status >= 400 && status < 600 ? status : 502
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message })
+  }
+  return z.NEVER
+}
+
+/**
+ * Saves (create or update), deletes and runs (`intent=run`: `POST /config/run/{id}`); a type form
+ * posts its own intents to `typeFormAction`. YAML parsing, the name rules and the API's
+ * validation come back as issues on the fields; a success redirects (303) with a toast.
+ */
+export async function action(args: ActionFunctionArgs) {
+  const session = await requireAccess(args, { ...handle, access: 'write' })
+  const id = args.params.id ?? ''
+  const formData = await args.request.formData()
+  const intent = formData.get('intent')
+  if (id === NEW_ID && isScraperFormIntent(intent)) return typeFormAction(args, session.user.id, formData)
+
+  const existing = id === NEW_ID ? null : await loadScraper(args, id)
+  if (id !== NEW_ID && !existing) throw errorResponse(404, { message: 'No resources found' })
+  const selfHref = `${LIST_HREF}/${id}`
+  if (existing && intent === 'run') {
+    try {
+      await apiJson(args, `/config/run/${encodeURIComponent(id)}`, { method: 'POST' })
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error
+      return data<ActionAnswer>({ intent: 'run', result: { status: 'error', error: { '': [error.message] } }, specDetail: null, view: null, values: null }, { status: error.status >= 400 && error.status < 600 ? error.status : 502 })
+    }
+    throw redirect(`${selfHref}?tab=jobs`, { status: 303, headers: { 'set-cookie': toastCookie(`Scraper ${existing.name ?? id} ran`) } })
+  }
+  const info = existing ? sourceInfo(existing) : null
+  const name = existing ? String(existing.name ?? existing.id ?? '') : ''
+  const answer = { status: 400, detail: {} as SpecErrorDetail }
+  const submission = await parseWithZod(formData, {
+    async: true,
+    schema: (existing ? ResourceActionSchema : NewResourceActionSchema).transform(async (value, ctx): Promise<Done> => {
+      if (info?.readOnly) {
+        answer.status = 409
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `This resource was created by ${info.origin} and cannot be changed here.` })
+        return z.NEVER
+      }
+      if (value.intent === 'delete') {
+        try {
+          await deleteResource(args, KIND, id)
+        } catch (error) {
+          if (!(error instanceof GatewayError)) throw error
+          answer.status = error.status >= 400 ? error.status : 502
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: error.message })
+          return z.NEVER
+        }
+        return { to: LIST_HREF, toast: `${KIND.singular} ${name} deleted successfully` }
+      }
+      const built = buildPayload(KIND, value, existing)
+      if (!built.ok) {
+        answer.detail.line = built.error.line ?? null
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: [formFieldOfEditorError(built.error.field)], message: built.error.message })
+        return z.NEVER
+      }
+      try {
+        if (existing) {
+          await updateResource(args, KIND, id, built.payload)
+          return { to: selfHref, toast: `${KIND.singular} ${name} updated successfully` }
+        }
+        const created = await createResource(args, KIND, built.payload, session.user.id)
+        return { to: created ? `${LIST_HREF}/${created}` : LIST_HREF, toast: `${KIND.singular} ${built.payload.name} created successfully` }
+      } catch (error) {
+        return refuseWrite(ctx, error, built.payload, answer, (message) => (message.startsWith('metadata.name') ? ['name'] : ['yaml']))
+      }
+    }),
+  })
+  if (submission.status !== 'success') {
+    return data<ActionAnswer>({ intent: String(intent ?? ''), result: submission.reply(), specDetail: answer.detail, view: null, values: null }, { status: answer.status })
+  }
+  throw redirect(submission.value.to, { status: 303, headers: { 'set-cookie': toastCookie(submission.value.toast) } })
+}
+
+/**
+ * A scraper type form: Create builds the ScrapeConfig from the answers and saves it (the API's
+ * refusal lands on the field its path names); 'Edit as YAML' hands the answers to the Code tab.
+ */
+async function typeFormAction(args: ActionFunctionArgs, userId: string, formData: FormData) {
+  const form = getScraperTypeForm(String(formData.get('scraperType') ?? ''))
+  if (!form) throw errorResponse(400, { message: 'Unknown scraper type.' })
+  const answer = { status: 400, detail: {} as SpecErrorDetail }
+  const submission = await parseWithZod(formData, {
+    async: true,
+    schema: scraperTypeFormSchema(form).transform(async (value, ctx): Promise<Done | { values: NonNullable<ActionAnswer['values']> }> => {
+      const answers = flattenScraperAnswers(value)
+      const names = { name: (answers.configName ?? '').trim(), namespace: (answers.configNamespace ?? '').trim() }
+      if (value.intent === 'form-to-code') return { values: { ...names, yaml: scrapeConfigYamlFromForm(form, answers) } }
+      const built = scrapeConfigFromForm(form, answers)
+      if (!built.ok) {
+        for (const [field, message] of Object.entries(built.errors)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: field.split('.'), message })
+        return z.NEVER
+      }
+      const payload = buildPayload(KIND, { ...names, yaml: stringify(built.document) })
+      if (!payload.ok) {
+        const field = payload.error.field === 'name' ? 'configName' : payload.error.field === 'namespace' ? 'configNamespace' : null
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: field ? [field] : [], message: payload.error.message })
+        return z.NEVER
+      }
+      try {
+        const created = await createResource(args, KIND, payload.payload, userId)
+        return { to: created ? `${LIST_HREF}/${created}` : LIST_HREF, toast: `${KIND.singular} ${payload.payload.name} created successfully` }
+      } catch (error) {
+        return refuseWrite(ctx, error, payload.payload, answer, (message) => {
+          const path = message.startsWith('metadata.name') ? 'metadata.name' : pathOfMessage(message)
+          const field = path ? scraperFieldOfPath(form, path) : null
+          return field ? field.split('.') : []
+        })
+      }
+    }),
+  })
+  if (submission.status !== 'success') {
+    return data<ActionAnswer>({ intent: 'create-from-form', result: submission.reply(), specDetail: null, view: null, values: null }, { status: answer.status })
+  }
+  if ('values' in submission.value) return data<ActionAnswer>({ intent: 'form-to-code', result: null, specDetail: null, view: 'code', values: submission.value.values })
+  throw redirect(submission.value.to, { status: 303, headers: { 'set-cookie': toastCookie(submission.value.toast) } })
 }
 
 export default function CatalogScraperRoute() {
-  const { id } = useParams()
-  return <NotBuilt title={`Catalog Scraper ${id ?? ''}`} capability="One config scraper: its spec editor and its job history." />
+  const loaded = useLoaderData<typeof loader>()
+  const answer = useActionData<typeof action>() ?? null
+  const navigation = useNavigation()
+  const { mode, id, name, missing, info, source, canWrite, tab, jobs, dialog, toast, now, picker } = loaded
+  const selfHref = `${LIST_HREF}/${id ?? NEW_ID}`
+  const busy = navigation.state === 'submitting' && navigation.formMethod?.toLowerCase() === 'post'
+  const readOnly = info.readOnly || !canWrite
+  const saveResult = answer?.intent === 'save' ? answer : null
+  // A refused save from the Code tab stays in the Code tab.
+  const view = answer?.view ?? (saveResult ? 'code' : picker?.step)
+  const pageError = answer && !['save', 'create-from-form', 'form-to-code'].includes(answer.intent) ? Object.values(answer.result?.error ?? {}).flat().find(Boolean) : null
+
+  return (
+    <section className="flex flex-col gap-4 p-6" data-testid="scraper-page" data-read-only={readOnly} data-mode={mode}>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <nav aria-label="Breadcrumb" className="text-sm text-muted-foreground">
+          <ol className="flex items-center gap-1.5">
+            <li>
+              <Link to={LIST_HREF} className="hover:text-foreground hover:underline" data-testid="breadcrumb-list">
+                {KIND.label}
+              </Link>
+            </li>
+            <li aria-hidden="true">/</li>
+            <li aria-current="page" className="truncate text-foreground" data-testid="breadcrumb-current">
+              {mode === 'create' ? `New ${KIND.singular.toLowerCase()}` : (name ?? id)}
+            </li>
+          </ol>
+        </nav>
+        {mode === 'edit' && !missing && canWrite ? (
+          <Form method="post">
+            <button type="submit" name="intent" value="run" className={buttonVariants({ variant: 'outline', size: 'sm' })} disabled={busy} data-testid="scraper-run">
+              <Play aria-hidden="true" />
+              Run Now
+            </button>
+          </Form>
+        ) : null}
+      </div>
+      <InlineError message={pageError} />
+      {missing ? (
+        <div className="flex flex-col items-start gap-3 py-10" data-testid="resource-missing">
+          <p className="text-muted-foreground">No resources found</p>
+          <Link to={LIST_HREF} className="text-sm underline-offset-4 hover:underline">
+            Back to {KIND.label}
+          </Link>
+        </div>
+      ) : (
+        <>
+          {mode === 'edit' ? (
+            <ResourceTabs
+              current={tab}
+              tabs={[
+                { id: 'spec', label: 'Spec', href: selfHref },
+                { id: 'jobs', label: 'Job History', href: `${selfHref}?tab=jobs` },
+              ]}
+            />
+          ) : null}
+          {picker ? (
+            <Suspense fallback={null}>
+              <ScraperTypePicker picker={picker} view={view === 'code' ? 'code' : 'form'} baseHref={selfHref} lastResult={answer?.intent === 'create-from-form' ? answer.result : null} busy={busy} cancelHref={LIST_HREF} />
+            </Suspense>
+          ) : null}
+          {picker?.step === 'grid' || (picker?.step === 'form' && view === 'form') ? null : tab === 'spec' ? (
+            <>
+              <SourceNotice info={info} source={source} />
+              {!canWrite && !info.readOnly ? <p className="text-sm text-muted-foreground" data-testid="no-write-access">You can look at this resource but not change it.</p> : null}
+              <ResourceForm
+                key={loaded.version}
+                kind={KIND}
+                mode={mode}
+                values={answer?.values ?? loaded.values}
+                lastResult={saveResult?.result}
+                specDetail={saveResult?.specDetail}
+                readOnly={readOnly}
+                canDelete={mode === 'edit' && !readOnly}
+                cancelHref={LIST_HREF}
+                deleteHref={`${selfHref}?dialog=delete`}
+                busy={busy}
+              />
+            </>
+          ) : jobs ? (
+            <>
+              <InlineError message={jobs.error} />
+              <Suspense fallback={null}>
+                <JobHistory rows={jobs.rows} total={jobs.total} page={jobs.page} now={now} baseHref={`${selfHref}?tab=jobs${jobs.page > 1 ? `&page=${jobs.page}` : ''}`} openJobId={jobs.openJobId} openJobTab={jobs.openJobTab} />
+              </Suspense>
+            </>
+          ) : null}
+        </>
+      )}
+      {dialog === 'delete' ? (
+        <Suspense fallback={null}>
+          <ConfirmDialog title={`Delete ${name ?? ''}`} description={DELETE_CONFIRMATION} closeTo={selfHref} fields={{ intent: 'delete' }} busy={busy} testId="delete-dialog" />
+        </Suspense>
+      ) : null}
+      <Toast message={toast} />
+    </section>
+  )
 }
 
 export function ErrorBoundary() {

@@ -1,5 +1,6 @@
 import { Link } from '@remix-run/react'
 import type { DataColumn } from '#app/components/data-table/data-table.tsx'
+import { ChevronRight } from '#app/components/ui/icons.tsx'
 import { DateTime } from '#app/components/date-time.tsx'
 import { LinkToIncident } from '#app/components/incidents/attach-evidence.tsx'
 import { ConfigType, SeverityBadge } from './catalog-badges.tsx'
@@ -32,7 +33,8 @@ function ChangeSummary({ change, canLink }: { change: ChangeListItem; canLink: b
   if (!change.diff && !hasDetails && !canLink) return <span>{text}</span>
   return (
     <details className="group" data-testid="change-details">
-      <summary className="cursor-pointer hover:underline" data-testid="change-summary">
+      <summary className="flex cursor-pointer list-none items-start gap-1 hover:underline" data-testid="change-summary">
+        <ChevronRight aria-hidden="true" className="mt-0.5 size-4 shrink-0 transition-transform [details[open]>summary>&]:rotate-90" />
         {text}
       </summary>
       <div className="mt-2 flex max-w-3xl flex-col gap-2">

@@ -1,5 +1,6 @@
 import { Link } from '@remix-run/react'
 import type { DataColumn } from '#app/components/data-table/data-table.tsx'
+import { ChevronRight } from '#app/components/ui/icons.tsx'
 import { DateTime } from '#app/components/date-time.tsx'
 import { LinkToIncident } from '#app/components/incidents/attach-evidence.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
@@ -27,7 +28,8 @@ function InsightFinding({ insight, canLink }: { insight: InsightListItem; canLin
   const title = insight.summary || insight.analyzer || 'Insight'
   return (
     <details data-testid="insight-details">
-      <summary className="cursor-pointer font-medium hover:underline" data-testid="insight-summary">
+      <summary className="flex cursor-pointer list-none items-start gap-1 font-medium hover:underline" data-testid="insight-summary">
+        <ChevronRight aria-hidden="true" className="mt-0.5 size-4 shrink-0 transition-transform [details[open]>summary>&]:rotate-90" />
         {title}
       </summary>
       <div className="mt-2 flex max-w-3xl flex-col gap-2">

@@ -47,11 +47,11 @@ function JsonNode({ name, value, depth, openDepth, last = true }: { name?: React
     )
   }
   return (
-    <details open={depth < openDepth || undefined} className="group">
+    <details open={depth < openDepth || undefined}>
       <summary className="cursor-pointer list-none hover:bg-muted">
         {key}
         {open}
-        <span className="text-muted-foreground group-open:hidden">
+        <span className="text-muted-foreground [details[open]>summary>&]:hidden">
           {' '}
           … {entries.length} {isArray ? (entries.length === 1 ? 'item' : 'items') : entries.length === 1 ? 'key' : 'keys'} {close}
           {comma}
@@ -62,7 +62,7 @@ function JsonNode({ name, value, depth, openDepth, last = true }: { name?: React
           <JsonNode key={entryKey} name={isArray ? undefined : JSON.stringify(entryKey)} value={entryValue} depth={depth + 1} openDepth={openDepth} last={index === entries.length - 1} />
         ))}
       </div>
-      <div className="hidden group-open:block">
+      <div className="hidden [details[open]>&]:block">
         {close}
         {comma}
       </div>

@@ -1,4 +1,5 @@
 import { Link } from '@remix-run/react'
+import { ChevronRight } from '#app/components/ui/icons.tsx'
 import type { RelatedItem, RelationshipNode } from '#app/lib/catalog-vocabulary.ts'
 import { ConfigType, HealthBadge } from './catalog-badges.tsx'
 
@@ -30,7 +31,8 @@ function TreeNode({ node, isRoot }: { node: RelationshipNode; isRoot?: boolean }
   return (
     <li>
       <details open>
-        <summary className="cursor-pointer">
+        <summary className="flex cursor-pointer list-none items-center gap-1">
+          <ChevronRight aria-hidden="true" className="size-4 shrink-0 transition-transform [details[open]>summary>&]:rotate-90" />
           <ItemLine item={node.item} isRoot={isRoot} />
           <span className="ml-1 text-xs text-muted-foreground">({node.children.length})</span>
         </summary>
