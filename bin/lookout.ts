@@ -1,9 +1,9 @@
 #!/usr/bin/env tsx
 /**
- * lookout — apply Canary resources from YAML to a running Lookout.
+ * lookout — apply Canary and ScrapeConfig resources from YAML to a running Lookout.
  *
  *   lookout apply -f canary.yaml        (a file, or a folder: every .yaml/.yml/.json inside, recursively)
- *   lookout delete -f canary.yaml       (soft-deletes the canaries the files name)
+ *   lookout delete -f canary.yaml       (soft-deletes the canaries and scrapers the files name)
  *   lookout get canaries [-n namespace] [-o yaml]
  *
  * Reads LOOKOUT_URL (default http://127.0.0.1:3000) and LOOKOUT_TOKEN (sent as a bearer token).
@@ -12,7 +12,14 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { CanaryValidationError, parseCanaryText, type CanaryInput } from '#contract/canary/canary-document.ts'
+import { CanaryValidationError, parseCanaryObject, type CanaryInput, type ValidationIssue } from '#contract/canary/canary-document.ts'
+import {
+  documentKind,
+  parseScrapeConfigObject,
+  resourceDocuments,
+  ScrapeConfigValidationError,
+  type ScrapeConfigInput,
+} from '#contract/catalog/scrape-config-document.ts'
 
 const USAGE = `usage:
   lookout apply -f <file|folder>
@@ -47,37 +54,56 @@ async function filesUnder(target: string): Promise<string[]> {
   return files
 }
 
-async function readCanaries(target: string): Promise<{ file: string; inputs: CanaryInput[] }[]> {
+type FileResources = { file: string; inputs: CanaryInput[]; scrapers: ScrapeConfigInput[] }
+
+/** Every file's Canary and ScrapeConfig documents, all validated before anything is sent. */
+async function readResources(target: string): Promise<FileResources[]> {
   const files = await filesUnder(target)
   if (files.length === 0) throw new CliError(`${target}: no .yaml, .yml or .json files`)
-  const parsed: { file: string; inputs: CanaryInput[] }[] = []
+  const parsed: FileResources[] = []
   const problems: string[] = []
+  const report = (file: string, issues: ValidationIssue[]) => {
+    for (const issue of issues) problems.push(`${file}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`)
+  }
   for (const file of files) {
     try {
-      parsed.push({ file, inputs: parseCanaryText(await readFile(file, 'utf8')) })
+      const documents = resourceDocuments(await readFile(file, 'utf8'))
+      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary or ScrapeConfig document found' }])
+      const resources: FileResources = { file, inputs: [], scrapers: [] }
+      documents.forEach((document, index) => {
+        const prefix = documents.length > 1 ? [index] : []
+        try {
+          if (documentKind(document) === 'ScrapeConfig') resources.scrapers.push(parseScrapeConfigObject(document, prefix))
+          else resources.inputs.push(parseCanaryObject(document, prefix))
+        } catch (error) {
+          if (error instanceof CanaryValidationError || error instanceof ScrapeConfigValidationError) report(file, error.issues)
+          else throw error
+        }
+      })
+      parsed.push(resources)
     } catch (error) {
-      if (!(error instanceof CanaryValidationError)) throw error
-      for (const issue of error.issues) problems.push(`${file}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`)
+      if (error instanceof CanaryValidationError || error instanceof ScrapeConfigValidationError) report(file, error.issues)
+      else throw error
     }
   }
-  if (problems.length > 0) throw new CliError(`invalid canary spec:\n  ${problems.join('\n  ')}`)
+  if (problems.length > 0) throw new CliError(`invalid spec:\n  ${problems.join('\n  ')}`)
   return parsed
 }
 
-function endpoint(route: string): string {
+function endpoint(route: string, subBase = '/api/canary'): string {
   const base = (process.env.LOOKOUT_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
-  return `${base}/api/canary${route}`
+  return `${base}${subBase}${route}`
 }
 
-async function call(method: string, route: string, body?: unknown, accept = 'application/json'): Promise<Response> {
+async function call(method: string, route: string, body?: unknown, accept = 'application/json', subBase = '/api/canary'): Promise<Response> {
   const headers: Record<string, string> = { accept }
   if (process.env.LOOKOUT_TOKEN) headers.authorization = `Bearer ${process.env.LOOKOUT_TOKEN}`
   if (body !== undefined) headers['content-type'] = 'application/json'
   let response: Response
   try {
-    response = await fetch(endpoint(route), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+    response = await fetch(endpoint(route, subBase), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
   } catch (error) {
-    throw new CliError(`cannot reach ${endpoint(route)}: ${(error as Error).cause ?? (error as Error).message}`)
+    throw new CliError(`cannot reach ${endpoint(route, subBase)}: ${(error as Error).cause ?? (error as Error).message}`)
   }
   if (response.status === 401) throw new CliError(`${response.status}: not allowed (check LOOKOUT_TOKEN)`)
   // A 403 may name its reason (e.g. exec checks need the exec permission): show it.
@@ -96,8 +122,28 @@ async function errorText(response: Response): Promise<string> {
   }
 }
 
+/** The live scraper with this name and namespace, through the data API. */
+async function findScraper(scraper: ScrapeConfigInput): Promise<string | undefined> {
+  const query = `?select=id&deleted_at=is.null&name=eq.${encodeURIComponent(scraper.name)}&namespace=eq.${encodeURIComponent(scraper.namespace)}`
+  const response = await call('GET', `/config_scrapers${query}`, undefined, 'application/json', '/api/db')
+  if (!response.ok) throw new CliError(`${scraper.namespace}/${scraper.name}: ${response.status} ${await errorText(response)}`)
+  return ((await response.json()) as { id: string }[])[0]?.id
+}
+
+/** ScrapeConfigs go to config_scrapers (source ConfigFile): created, or their spec replaced. */
+async function applyScraper(file: string, scraper: ScrapeConfigInput): Promise<void> {
+  const id = await findScraper(scraper)
+  const row = { spec: scraper.spec, ...(scraper.description ? { description: scraper.description } : {}) }
+  const response = id
+    ? await call('PATCH', `/config_scrapers?id=eq.${id}`, row, 'application/json', '/api/db')
+    : await call('POST', '/config_scrapers', { name: scraper.name, namespace: scraper.namespace, source: 'ConfigFile', ...row }, 'application/json', '/api/db')
+  if (!response.ok) throw new CliError(`${file}: ${scraper.namespace}/${scraper.name}: ${response.status}\n  ${await errorText(response)}`)
+  print(`scrapeconfig ${scraper.namespace}/${scraper.name} ${id ? 'configured' : 'created'}`)
+}
+
 async function apply(target: string): Promise<void> {
-  for (const { file, inputs } of await readCanaries(target)) {
+  for (const { file, inputs, scrapers } of await readResources(target)) {
+    for (const scraper of scrapers) await applyScraper(file, scraper)
     for (const input of inputs) {
       const response = await call('POST', '/api/canaries', input)
       if (!response.ok) throw new CliError(`${file}: ${input.namespace}/${input.name}: ${response.status}\n  ${await errorText(response)}`)
@@ -110,7 +156,17 @@ async function apply(target: string): Promise<void> {
 }
 
 async function remove(target: string): Promise<void> {
-  for (const { inputs } of await readCanaries(target)) {
+  for (const { inputs, scrapers } of await readResources(target)) {
+    for (const scraper of scrapers) {
+      const id = await findScraper(scraper)
+      if (!id) {
+        print(`scrapeconfig ${scraper.namespace}/${scraper.name} not found`)
+        continue
+      }
+      const response = await call('PATCH', `/config_scrapers?id=eq.${id}`, { deleted_at: new Date().toISOString() }, 'application/json', '/api/db')
+      if (!response.ok) throw new CliError(`${scraper.namespace}/${scraper.name}: ${response.status} ${await errorText(response)}`)
+      print(`scrapeconfig ${scraper.namespace}/${scraper.name} deleted`)
+    }
     for (const input of inputs) {
       const response = await call('DELETE', `/api/canaries/${encodeURIComponent(input.name)}?namespace=${encodeURIComponent(input.namespace)}`)
       if (response.status === 404) print(`canary ${input.namespace}/${input.name} not found`)

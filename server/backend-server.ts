@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     // Behind a console in upstream mode, people reach the identity flows through that console.
     consoleUrl: () => env.LOOKOUT_PUBLIC_URL ?? ownUrl,
     engine: workers.engine,
+    scrapeEngine: workers.scrapeEngine,
   })
   const generatedToken = await backend.credentials.ensureBootstrapToken()
   const metrics = createMetrics(db)

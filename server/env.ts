@@ -73,6 +73,9 @@ export const EnvSchema = z
     LOOKOUT_CHECK_STATUS_RETENTION_DAYS: positiveInt(30),
     LOOKOUT_CHECK_ALLOWED_TARGETS: allowedTargetsSetting,
     LOOKOUT_ENGINE_PROCESS_ID: z.string().min(1).max(200).optional(),
+    // The scrape engine (server/backend/catalog/scrape-engine.ts, decision 020).
+    LOOKOUT_SCRAPE_CONCURRENCY: z.coerce.number().int().positive().max(100).default(2),
+    LOOKOUT_SCRAPE_TIMEOUT_MS: positiveInt(1_800_000),
 
     LOOKOUT_MODE: z.enum(['embedded', 'upstream']).default('embedded'),
     BACKEND_URL: httpUrl.optional(),

@@ -18,6 +18,8 @@ import { createCatalogRouter, createResourceSearchRouter } from './catalog/catal
 import { configRowGuard, configVisibility } from './catalog/config-access.ts'
 import type { Principal } from './identity/principal.ts'
 import type { CheckEngine } from './health/check-engine.ts'
+import { createConfigRouter } from './catalog/config.routes.ts'
+import type { ScrapeEngine } from './catalog/scrape-engine.ts'
 import { createIdentityRouter } from './identity/identity.routes.ts'
 import { createInviteRouter } from './identity/invite.routes.ts'
 import { assignRole } from './identity/kratos/identities.ts'
@@ -64,6 +66,8 @@ export function createBackend(options: {
   consoleUrl: () => string
   /** The check engine of this process, for Run Now; absent where no engine runs. */
   engine?: CheckEngine
+  /** The scrape engine of this process, for run-now (`POST /config/run/{id}`); absent where no engine runs. */
+  scrapeEngine?: ScrapeEngine
   /** Extra ways to recognise callers (tried after the Kratos session, before the console session). */
   credentialResolvers?: CredentialResolver[]
 }): Backend {
@@ -185,6 +189,7 @@ export function createBackend(options: {
   )
 
   router.use('/canary', createCanaryRouter({ db, engine: options.engine, logger, authorizer }))
+  router.use('/config', createConfigRouter({ db, engine: options.scrapeEngine, logger, authorizer }))
   router.use('/catalog', createCatalogRouter({ db, authorizer }))
   router.use('/resources', createResourceSearchRouter({ db, authorizer }))
 

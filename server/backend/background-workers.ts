@@ -6,18 +6,26 @@ import { createEventConsumer } from './events/event-consumer.ts'
 import { createCheckEngine, type CheckEngine } from './health/check-engine.ts'
 import { engineOptionsFromEnv } from './health/engine-env.ts'
 import { createIncidentRulesHandlers } from './incidents/incident-rules.ts'
+import { createScrapeEngine, type ScrapeEngine } from './catalog/scrape-engine.ts'
 
 /**
- * What an embedded backend process runs besides answering requests: the check engine and the
- * event-queue consumer (incident rules). Both coordinate through PostgreSQL (leases, SKIP
+ * What an embedded backend process runs besides answering requests: the check engine, the
+ * scrape engine and the event-queue consumer (incident rules). All coordinate through PostgreSQL (leases, SKIP
  * LOCKED), so any number of processes may run them against one database.
  */
-export type BackgroundWorkers = { engine?: CheckEngine; start(): Promise<void>; stop(): Promise<void> }
+export type BackgroundWorkers = { engine?: CheckEngine; scrapeEngine?: ScrapeEngine; start(): Promise<void>; stop(): Promise<void> }
 
 export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Logger }): BackgroundWorkers {
   const { db, env, logger } = options
   if (env.LOOKOUT_ENGINE === 'off') return { start: async () => undefined, stop: async () => undefined }
   const engine = createCheckEngine({ db, logger, ...engineOptionsFromEnv(env) })
+  const scrapeEngine = createScrapeEngine({
+    db,
+    logger,
+    concurrency: env.LOOKOUT_SCRAPE_CONCURRENCY,
+    defaultTimeoutMs: env.LOOKOUT_SCRAPE_TIMEOUT_MS,
+    processId: env.LOOKOUT_ENGINE_PROCESS_ID,
+  })
   const events = createEventConsumer({
     db,
     logger,
@@ -31,7 +39,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
   // delays the start (retried with a backoff) instead of ending the process.
   const startEngine = () => {
     retry = null
-    engine.start().then(
+    Promise.all([engine.start(), scrapeEngine.start()]).then(
       () => undefined,
       (error: unknown) => {
         log[isConnectionFailure(error) ? 'warn' : 'error']({ err: error, retryInMs: delayMs }, 'check engine could not start; retrying')
@@ -43,6 +51,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
   }
   return {
     engine,
+    scrapeEngine,
     async start() {
       startEngine()
       await events.start()
@@ -51,7 +60,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
       if (retry) clearTimeout(retry)
       retry = null
       await events.stop()
-      await engine.stop()
+      await Promise.all([engine.stop(), scrapeEngine.stop()])
     },
   }
 }

@@ -13,16 +13,30 @@ function list(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item !== '') : []
 }
 
-/**
- * The files an entry's `paths` globs match, minus its `ignore` globs, sorted (a stable order
- * keeps job history and change sources readable). Absolute globs and globs relative to the
- * process's working directory both work.
- */
+const GLOB_CHARS = /[*?[\]{}()!]/
+
+// `/srv/inventory/**/*.yaml` becomes base `/srv/inventory` and pattern `**/*.yaml`.
+function splitPattern(pattern: string): { base: string; rest: string } {
+  const absolute = path.resolve(pattern)
+  const parts = absolute.split(path.sep)
+  const index = parts.findIndex((part) => GLOB_CHARS.test(part))
+  if (index === -1) return { base: path.dirname(absolute), rest: path.basename(absolute) }
+  return { base: parts.slice(0, index).join(path.sep) || path.sep, rest: parts.slice(index).join('/') }
+}
+
+// The files an entry's `paths` globs match, minus its `ignore` globs, sorted (a stable order
+// keeps job history and change sources readable). Each glob is matched from its own fixed
+// folder, so `ignore: ["**/skip.yaml"]` reads as users mean it whatever the working directory.
 export async function matchFiles(entry: Record<string, unknown>, signal: AbortSignal): Promise<string[]> {
-  const patterns = list(entry.paths)
   const ignore = list(entry.ignore)
-  const files = await glob(patterns, { absolute: true, onlyFiles: true, ignore, dot: true, expandDirectories: false, signal })
-  return files.sort()
+  const found = new Set<string>()
+  for (const pattern of list(entry.paths)) {
+    const { base, rest } = splitPattern(pattern)
+    const relativeIgnore = ignore.map((glob) => (path.isAbsolute(glob) ? path.relative(base, glob) : glob)).filter((glob) => glob && !glob.startsWith('..'))
+    const files = await glob([rest], { cwd: base, absolute: true, onlyFiles: true, ignore: relativeIgnore, dot: true, expandDirectories: false, signal })
+    for (const file of files) found.add(file)
+  }
+  return [...found].sort()
 }
 
 /** Reads files a few at a time; a file that cannot be read becomes an error, not a failed run. */
