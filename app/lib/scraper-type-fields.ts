@@ -86,11 +86,10 @@ export const SCRAPER_TYPE_FORMS: readonly ScraperTypeForm[] = [
   {
     type: 'kubernetesFile',
     label: 'Kubernetes file',
-    description: 'Files read from inside the pods a selector picks.',
+    description: 'Kubernetes objects read from YAML files, as if scraped from a cluster.',
     fields: [
-      { name: 'selector.kind', label: 'Kind', kind: 'text', placeholder: 'Pod' },
-      { name: 'selector.namespace', label: 'Namespace', kind: 'text', placeholder: 'default' },
-      { name: 'selector.name', label: 'Name', kind: 'text', placeholder: 'web-*' },
+      { name: 'paths', label: 'Paths', kind: 'list', required: true, placeholder: '/srv/manifests/*.yaml', help: 'Globs, comma-separated.' },
+      { name: 'ignore', label: 'Ignore', kind: 'list', placeholder: '**/kustomization.yaml', help: 'Globs, comma-separated.' },
     ],
   },
   {

@@ -1,5 +1,6 @@
 import { stringify } from 'yaml'
 import { z } from 'zod'
+import { parseScrapeConfigObject, ScrapeConfigValidationError } from '#contract/catalog/scrape-config-document.ts'
 import { COMMON_SCRAPER_FIELDS, DEFAULT_SCRAPER_SCHEDULE, type ScraperField, type ScraperTypeForm } from './scraper-type-fields.ts'
 
 /**
@@ -102,6 +103,26 @@ export function scraperFieldOfPath(form: ScraperTypeForm, path: string): string 
 export function pathOfMessage(message: string): string | null {
   const match = /^((?:spec|metadata)(?:\.[A-Za-z_][\w]*(?:\[\d+\])?)+)\s*:/.exec(message)
   return match ? match[1]! : null
+}
+
+/**
+ * A type form's ScrapeConfig checked with the schema the data API applies to every write, so a
+ * problem shows on its field rather than as a path in a YAML the user never wrote.
+ */
+export function scraperFormIssues(form: ScraperTypeForm, document: Record<string, unknown>): { errors: ScraperFormErrors; rest: string[] } {
+  const errors: ScraperFormErrors = {}
+  const rest: string[] = []
+  try {
+    parseScrapeConfigObject(document)
+  } catch (error) {
+    if (!(error instanceof ScrapeConfigValidationError)) throw error
+    for (const issue of error.issues) {
+      const field = scraperFieldOfPath(form, issue.path)
+      if (field && !errors[field]) errors[field] = issue.message
+      else if (!field) rest.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message)
+    }
+  }
+  return { errors, rest }
 }
 
 /** The posted answers (dotted fields arrive nested, as conform reads names). */

@@ -24,7 +24,7 @@ import { DELETE_CONFIRMATION, RESOURCE_KINDS, sourceInfo, type JobHistoryRow, ty
 import { parseResourceSearch, type ResourceSearch } from '#app/lib/resource-search.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { CUSTOM_SCRAPER_TYPE, getScraperTypeForm } from '#app/lib/scraper-type-fields.ts'
-import { flattenScraperAnswers, isScraperFormIntent, pathOfMessage, scrapeConfigFromForm, scrapeConfigYamlFromForm, scraperFieldOfPath, scraperTypeFormSchema } from '#app/lib/scraper-type-forms.ts'
+import { flattenScraperAnswers, isScraperFormIntent, pathOfMessage, scrapeConfigFromForm, scrapeConfigYamlFromForm, scraperFieldOfPath, scraperFormIssues, scraperTypeFormSchema } from '#app/lib/scraper-type-forms.ts'
 import { errorResponse, requireAccess } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 
@@ -256,6 +256,12 @@ async function typeFormAction(args: ActionFunctionArgs, userId: string, formData
       const built = scrapeConfigFromForm(form, answers)
       if (!built.ok) {
         for (const [field, message] of Object.entries(built.errors)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: field.split('.'), message })
+        return z.NEVER
+      }
+      const issues = scraperFormIssues(form, built.document)
+      if (Object.keys(issues.errors).length > 0 || issues.rest.length > 0) {
+        for (const [field, message] of Object.entries(issues.errors)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: field.split('.'), message })
+        if (issues.rest.length > 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: issues.rest.join('; ') })
         return z.NEVER
       }
       const payload = buildPayload(KIND, { ...names, yaml: stringify(built.document) })
