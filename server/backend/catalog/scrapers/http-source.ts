@@ -186,6 +186,9 @@ async function resolveRequest(entry: Record<string, unknown>, context: ScrapeRun
     parsed.password = ''
   }
 
+  // TLS settings come from the entry only: a stored connection's insecure_tls defaults to true in
+  // the platform's schema, and honouring it would turn verification off for nearly every one
+  // (the platform itself applies it only together with a CA, cert and key).
   const tlsSpec = record(entry.tls) ?? record(entry.tlsConfig)
   const tls: HttpRequestOptions['tls'] = {
     rejectUnauthorized: !(tlsSpec?.insecureSkipVerify === true),
