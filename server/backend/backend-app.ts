@@ -39,7 +39,7 @@ import { createExecWriteValidator } from './rbac/exec-permission.ts'
 import { recordSpecTrust } from './health/check-trust.ts'
 import { incidentWriteValidator } from './incidents/incident-write-validator.ts'
 import { resourceSpecValidator } from './resource-spec-validator.ts'
-import { createAuthorizer, type Authorizer } from './rbac/authorizer.ts'
+import { createAuthorizer, type AccessSubject, type Authorizer } from './rbac/authorizer.ts'
 import { createRbacRouter } from './rbac/rbac.routes.ts'
 import { createDbAuthorization, requireRouteAccess } from './rbac/rbac-middleware.ts'
 import { createTokenRouter } from './rbac/token.routes.ts'
@@ -86,11 +86,10 @@ export function createBackend(options: {
   const authorizer = createAuthorizer(db)
   const dbAuthorization = createDbAuthorization({ db, authorizer, logger })
   // Exec first: a spec that would run a process is refused for who writes it before its shape is judged.
-  const execValidator = createExecWriteValidator(authorizer, {
-    onCanarySpec: async (spec, subject, holdsExec) => {
-      if (holdsExec) await recordSpecTrust(db, spec, subject)
-    },
-  })
+  const trustSpecOfExecHolder = async (spec: unknown, subject: AccessSubject, holdsExec: boolean) => {
+    if (holdsExec) await recordSpecTrust(db, spec, subject)
+  }
+  const execValidator = createExecWriteValidator(authorizer, { onCanarySpec: trustSpecOfExecHolder, onScraperSpec: trustSpecOfExecHolder })
   // Author columns first: the rules after it see the created_by/updated_by that will be stored.
   const writeValidators = [
     createAuthorColumnsValidator(authorizer),

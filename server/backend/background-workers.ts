@@ -7,6 +7,7 @@ import { createCheckEngine, type CheckEngine } from './health/check-engine.ts'
 import { engineOptionsFromEnv } from './health/engine-env.ts'
 import { createIncidentRulesHandlers } from './incidents/incident-rules.ts'
 import { createScrapeEngine, type ScrapeEngine } from './catalog/scrape-engine.ts'
+import { parseAllowedTargets } from './health/checks/target-guard.ts'
 
 /**
  * What an embedded backend process runs besides answering requests: the check engine, the
@@ -25,6 +26,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
     concurrency: env.LOOKOUT_SCRAPE_CONCURRENCY,
     defaultTimeoutMs: env.LOOKOUT_SCRAPE_TIMEOUT_MS,
     processId: env.LOOKOUT_ENGINE_PROCESS_ID,
+    allowedTargets: parseAllowedTargets(env.LOOKOUT_CHECK_ALLOWED_TARGETS),
   })
   const events = createEventConsumer({
     db,

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ScrapeEngine } from '#server/backend/catalog/scrape-engine.ts'
+import { recordSpecTrust } from '#server/backend/health/check-trust.ts'
 import { createEmptyPostgresDatabase, createTestDb, type TestDb } from '#tests/support/test-db.ts'
 import { insertScraper, itemsOf, testScrapeEngine } from './scrape-fixtures.ts'
 
@@ -55,9 +56,19 @@ afterAll(async () => {
   await testDb?.drop()
 })
 
+/**
+ * A scraper as an exec holder would write it: its http and sql entries may reach loopback
+ * (tests/security/scraper-targets.test.ts covers the fence for everyone else).
+ */
+async function trustedScraper(name: string, spec: Record<string, unknown>): Promise<string> {
+  const id = await insertScraper(testDb.db, name, spec)
+  await recordSpecTrust(testDb.db, spec, 'server')
+  return id
+}
+
 describe('http and sql scrapers through the engine', () => {
   it('run-now stores the paginated services and the tenants as config items, then a re-run changes nothing', async () => {
-    const scraperId = await insertScraper(testDb.db, 'network-inventory', {
+    const scraperId = await trustedScraper('network-inventory', {
       http: [{
         url: `${base}/services?page=1`,
         type: 'App::Service',
@@ -93,7 +104,7 @@ describe('http and sql scrapers through the engine', () => {
   })
 
   it('records a failing source in job history verbatim, next to the entries that worked', async () => {
-    const scraperId = await insertScraper(testDb.db, 'half-broken', {
+    const scraperId = await trustedScraper('half-broken', {
       http: [{ url: `${base.replace(/:\d+$/, ':1')}/services`, type: 'App::Service', id: '$.id', name: '$.name' }],
       sql: [{ connection: 'connection://default/inventory-db', type: 'App::Tenant', id: '$.id', name: '$.name', query: 'SELECT id, name FROM tenants' }],
     })

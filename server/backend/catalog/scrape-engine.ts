@@ -6,6 +6,8 @@ import { createOutageGate } from '#server/db/outage.ts'
 import { parseDurationMs } from '#contract/canary/duration.ts'
 import { MIN_RUN_GAP_MS, nextTick, parseSchedule, type Schedule } from '#contract/canary/schedule.ts'
 import { isUuid } from '#contract/uuid.ts'
+import { createTargetFence } from '#server/backend/health/check-trust.ts'
+import type { AllowedTarget } from '#server/backend/health/checks/target-guard.ts'
 import { documentsToItems, type ScrapedItem } from './scrape-pipeline.ts'
 import { applyRetention } from './scrape-retention.ts'
 import { storeScrape, type ScrapeSummary } from './scrape-store.ts'
@@ -35,6 +37,8 @@ export type ScrapeEngineOptions = {
   /** Runs of one scraper are at least this far apart (10 s; tests lower it). */
   minIntervalMs?: number
   stopGraceMs?: number
+  /** Exceptions to the network fence of scrapers no exec holder wrote (LOOKOUT_CHECK_ALLOWED_TARGETS, as for checks). */
+  allowedTargets?: AllowedTarget[]
 }
 
 export type ScrapeRunStatus = 'RUNNING' | 'SUCCESS' | 'WARNING' | 'FAILED'
@@ -80,6 +84,9 @@ export function createScrapeEngine(options: ScrapeEngineOptions): ScrapeEngine {
   const minGapMs = options.minIntervalMs ?? MIN_RUN_GAP_MS
   const log = options.logger.child({ component: 'scrape-engine', processId })
   const outage = createOutageGate({ logger: log, what: 'the scrape engine' })
+  // http and sql sources connect from this server's network position: a scraper whose spec no
+  // exec holder wrote may not reach its own or link-local addresses (as for checks, issue 10).
+  const fence = createTargetFence({ db, allowedTargets: options.allowedTargets, relation: 'config_scrapers' })
   const host = hostname()
 
   let started = false
@@ -159,7 +166,7 @@ export function createScrapeEngine(options: ScrapeEngineOptions): ScrapeEngine {
         if (signal.aborted) break
         let documents: ScrapedDocument[] = []
         try {
-          documents = await source.fetch(entry as Record<string, unknown>, { db, logger: log, signal, scraperId: scraper.id, namespace: scraper.namespace ?? 'default' })
+          documents = await source.fetch(entry as Record<string, unknown>, { db, logger: log, signal, scraperId: scraper.id, namespace: scraper.namespace ?? 'default', targets: fence.forScraper(scraper.id) })
           fetched += 1
         } catch (error) {
           complete = false

@@ -26,21 +26,28 @@ export async function recordSpecTrust(db: Queryable, spec: unknown, writer: Spec
 }
 
 export type CheckTrust = {
-  /** Whether the canary's current spec may reach this server's own and link-local addresses. */
+  /** Whether the canary's (or scraper's) current spec may reach this server's own and link-local addresses. */
   trusts(canaryId: string): Promise<boolean>
 }
+
+/**
+ * Where the specs live: canaries for the check engine, config_scrapers for the scrape engine
+ * (its http and sql sources connect like checks do). Both record trust the same way, per spec content.
+ */
+export type TrustedSpecRelation = 'canaries' | 'config_scrapers'
 
 /**
  * Answers are cached briefly (the authorizer caches policy for 3 s as well), so a spec change or
  * a lost grant takes effect within seconds in every process.
  */
-export function createCheckTrust(options: { db: Queryable; authorizer: Authorizer; cacheTtlMs?: number }): CheckTrust {
+export function createCheckTrust(options: { db: Queryable; authorizer: Authorizer; cacheTtlMs?: number; relation?: TrustedSpecRelation }): CheckTrust {
+  const relation: TrustedSpecRelation = options.relation === 'config_scrapers' ? 'config_scrapers' : 'canaries'
   const ttl = options.cacheTtlMs ?? 5_000
   const cache = new Map<string, { at: number; value: Promise<boolean> }>()
 
   async function decide(canaryId: string): Promise<boolean> {
     const { rows } = await options.db.query<{ trusted_by: string; via: string | null; roles: string[] | null }>(
-      `SELECT t.trusted_by, t.via, t.roles FROM canaries c
+      `SELECT t.trusted_by, t.via, t.roles FROM ${relation} c
        JOIN lookout.check_spec_trust t ON t.spec_hash = md5(c.spec::text)
        WHERE c.id = $1`,
       [canaryId],
@@ -75,16 +82,12 @@ export function createCheckTrust(options: { db: Queryable; authorizer: Authorize
  * Lazy, so building a run's context stays synchronous; the trust lookup happens on the first
  * connection a check makes (and is cached across runs).
  */
-export function createTargetFence(options: { db: Queryable; authorizer?: Authorizer; allowedTargets?: AllowedTarget[] }) {
-  const trust = createCheckTrust({ db: options.db, authorizer: options.authorizer ?? createAuthorizer(options.db as Db) })
+export function createTargetFence(options: { db: Queryable; authorizer?: Authorizer; allowedTargets?: AllowedTarget[]; relation?: TrustedSpecRelation }) {
+  const trust = createCheckTrust({ db: options.db, authorizer: options.authorizer ?? createAuthorizer(options.db as Db), relation: options.relation })
   const restricted = restrictedGuard(options.allowedTargets ?? [])
-  return {
-    trust,
-    forCanary(canaryId: string): TargetGuard {
-      return {
-        isRestricted: async () => !(await trust.trusts(canaryId)),
-        admit: async (host, port) => ((await trust.trusts(canaryId)) ? null : restricted.admit(host, port)),
-      }
-    },
-  }
+  const guardFor = (id: string): TargetGuard => ({
+    isRestricted: async () => !(await trust.trusts(id)),
+    admit: async (host, port) => ((await trust.trusts(id)) ? null : restricted.admit(host, port)),
+  })
+  return { trust, forCanary: guardFor, forScraper: guardFor }
 }

@@ -126,7 +126,11 @@ const RELATION_KINDS: Record<string, ProcessResourceKind> = {
  */
 export function createExecWriteValidator(
   authorizer: Authorizer,
-  options: { onCanarySpec?: (spec: unknown, subject: AccessSubject, holdsExec: boolean) => Promise<void> } = {},
+  options: {
+    onCanarySpec?: (spec: unknown, subject: AccessSubject, holdsExec: boolean) => Promise<void>
+    /** Each scraper spec written: the scrape engine trusts the network targets of those an exec holder wrote. */
+    onScraperSpec?: (spec: unknown, subject: AccessSubject, holdsExec: boolean) => Promise<void>
+  } = {},
 ) {
   return async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
     if (input.method === 'DELETE') return { ok: true }
@@ -149,9 +153,10 @@ export function createExecWriteValidator(
       const refusal = await execRefusal(authorizer, subject, kind, row.spec, input.rows.length > 1 ? `[${index}].spec` : 'spec')
       if (refusal) return refuse(refusal)
     }
-    if (kind === 'canary' && options.onCanarySpec) {
+    const onSpec = kind === 'canary' ? options.onCanarySpec : kind === 'scraper' ? options.onScraperSpec : undefined
+    if (onSpec) {
       const trusted = await holdsExec(authorizer, subject)
-      for (const row of input.rows) if ('spec' in row) await options.onCanarySpec(row.spec, subject, trusted)
+      for (const row of input.rows) if ('spec' in row) await onSpec(row.spec, subject, trusted)
     }
     return { ok: true }
   }
