@@ -177,7 +177,8 @@ const HttpScraperSchema = z
       .object({
         nextPageExpr: z.string({ required_error: 'is required' }).min(1, 'must not be empty'),
         reduceExpr: z.string().optional(),
-        perPage: z.number().int().nonnegative().optional(),
+        // A flag in the platform (each page its own config), not a page size.
+        perPage: z.boolean().optional(),
         maxPages: z.number().int().nonnegative().optional(),
         delay: durationText.optional(),
       })

@@ -2,6 +2,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import pino from 'pino'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { scrapeConfigSpecIssues } from '#contract/catalog/scrape-config-document.ts'
 import { httpSource } from '#server/backend/catalog/scrapers/http-source.ts'
 import type { ScrapeRunContext } from '#server/backend/catalog/scrapers/scraper-source.ts'
 import { restrictedGuard } from '#server/backend/health/checks/target-guard.ts'
@@ -237,6 +238,15 @@ describe('http scraper: pagination', () => {
       `GET ${base}/body-next?page=3 (page 3)`,
     ])
     expect((documents[2]!.config as { items: unknown[] }).items).toEqual([ITEMS[6]])
+  })
+
+  it('the ScrapeConfig schema takes pagination as the platform writes it', () => {
+    const pagination = { nextPageExpr: 'body.next', reduceExpr: 'acc + page.items', perPage: true, maxPages: 0, delay: '500ms' }
+    expect(scrapeConfigSpecIssues({ http: [{ url: `${base}/x`, type: 'T', id: '$.id', pagination }] })).toEqual([])
+    expect(scrapeConfigSpecIssues({ http: [{ url: `${base}/x`, pagination: { perPage: 5 } }] }).map((issue) => issue.path)).toEqual([
+      'spec.http[0].pagination.nextPageExpr',
+      'spec.http[0].pagination.perPage',
+    ])
   })
 
   it('stops at maxPages on an endless API', async () => {
