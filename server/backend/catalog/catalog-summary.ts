@@ -23,9 +23,9 @@ export type SummaryRequest = z.infer<typeof SummaryRequestSchema>
 // Tag keys as Kubernetes writes label keys (an optional DNS prefix, then a name).
 const TAG_KEY = /^[A-Za-z0-9]([A-Za-z0-9_.\-/]*[A-Za-z0-9])?$/
 const COSTS: Record<string, string> = {
-  '1h': 'sum(i.cost_per_minute) * 60',
-  '1d': 'sum(i.cost_total_1d)',
-  '30d': 'sum(i.cost_total_30d)',
+  '1h': 'sum(ci.cost_per_minute) * 60',
+  '1d': 'sum(ci.cost_total_1d)',
+  '30d': 'sum(ci.cost_total_30d)',
 }
 
 function checkTagKey(key: string, field: string): void {
@@ -65,52 +65,55 @@ export async function catalogSummary(db: Db, request: SummaryRequest, visibility
     if (sql) where.push(sql)
   }
 
-  // Group columns: g0, g1, … in the CTEs; named after the group key in the answer.
+  // Group columns: g0, g1, … in the CTEs; named after the group key in the answer. One scan of
+  // the items makes per-(group, health) buckets, with changes counted per item first (an index-only
+  // scan of the window, docs/decisions/021); the groups roll the buckets up.
   const keyExpr = (key: string) => (key === 'type' ? 'ci.type' : `(ci.tags ->> ${params.text(key)})`)
-  const groupCols = groupBy.map((key, index) => `${keyExpr(key)} AS g${index}`)
   const gs = groupBy.map((_, index) => `g${index}`)
+  const groupCols = groupBy.map((key, index) => `${keyExpr(key)} AS g${index}`)
+  const tagKeys = extraTags.map((key) => params.text(key))
+  const whereSql = where.length ? ` WHERE ${where.join(' AND ')}` : ''
   const joinOn = (a: string, b: string) => gs.map((g) => `${a}.${g} IS NOT DISTINCT FROM ${b}.${g}`).join(' AND ')
-  const tagCols = extraTags.map((key, index) => `(ci.tags ->> ${params.text(key)}) AS t${index}`)
 
-  const ctes = [
-    `items AS MATERIALIZED (SELECT ci.id, ci.created_at, ci.updated_at, ci.cost_per_minute, ci.cost_total_1d, ci.cost_total_30d,
-       coalesce(nullif(ci.health, ''), 'unknown') AS health, ${[...groupCols, ...tagCols].join(', ')}
-     FROM public.config_items ci${where.length ? ` WHERE ${where.join(' AND ')}` : ''})`,
-    `groups AS (SELECT ${gs.join(', ')}, count(*) AS total, max(i.created_at) AS created_at, max(i.updated_at) AS updated_at
-       ${request.cost ? `, ${COSTS[request.cost]} AS cost` : ''}
-       ${extraTags.map((_, index) => `, CASE WHEN count(DISTINCT i.t${index}) = 1 THEN min(i.t${index}) END AS t${index}`).join('')}
-     FROM items i GROUP BY ${gs.join(', ')})`,
-    `health AS (SELECT ${gs.join(', ')}, jsonb_object_agg(h.health, h.total) AS health
-     FROM (SELECT ${gs.join(', ')}, i.health, count(*) AS total FROM items i GROUP BY ${gs.join(', ')}, i.health) h GROUP BY ${gs.join(', ')})`,
-  ]
+  const ctes: string[] = []
   if (since) {
-    ctes.push(`changes AS (SELECT ${gs.map((g) => `i.${g}`).join(', ')}, count(*) AS total
-      FROM public.config_changes cc JOIN items i ON i.id = cc.config_id
-      WHERE cc.created_at > ${params.text(since.toISOString())}::timestamptz GROUP BY ${gs.map((g) => `i.${g}`).join(', ')})`)
+    ctes.push(`changes AS (SELECT cc.config_id, count(*) AS total FROM public.config_changes cc
+      WHERE cc.created_at > ${params.text(since.toISOString())}::timestamptz GROUP BY cc.config_id)`)
   }
+  ctes.push(`buckets AS (SELECT ${groupCols.join(', ')}, coalesce(nullif(ci.health, ''), 'unknown') AS health,
+      count(*) AS total, max(ci.created_at) AS created_at, max(ci.updated_at) AS updated_at
+      ${request.cost ? `, ${COSTS[request.cost]} AS cost` : ''}
+      ${since ? ', sum(ch.total) AS changes' : ''}
+      ${tagKeys.map((key, index) => `, min(ci.tags ->> ${key}) AS tmin${index}, max(ci.tags ->> ${key}) AS tmax${index}`).join('')}
+    FROM public.config_items ci${since ? ' LEFT JOIN changes ch ON ch.config_id = ci.id' : ''}${whereSql}
+    GROUP BY ${groupBy.map((_, index) => String(index + 1)).join(', ')}, ${groupBy.length + 1})`)
+  ctes.push(`groups AS (SELECT ${gs.join(', ')}, sum(b.total) AS total, max(b.created_at) AS created_at, max(b.updated_at) AS updated_at,
+      jsonb_object_agg(b.health, b.total) AS health
+      ${request.cost ? ', sum(b.cost) AS cost' : ''}
+      ${since ? ', sum(b.changes) AS changes' : ''}
+      ${tagKeys.map((_, index) => `, CASE WHEN min(b.tmin${index}) = max(b.tmax${index}) THEN min(b.tmin${index}) END AS t${index}`).join('')}
+    FROM buckets b GROUP BY ${gs.join(', ')})`)
   if (request.analysis) {
     ctes.push(`analysis AS (SELECT ${gs.join(', ')}, jsonb_object_agg(a.analysis_type, a.total) AS analysis
-      FROM (SELECT ${gs.map((g) => `i.${g}`).join(', ')}, coalesce(ca.analysis_type, 'other') AS analysis_type, count(*) AS total
-            FROM public.config_analysis ca JOIN items i ON i.id = ca.config_id
-            WHERE ca.status = 'open' GROUP BY ${gs.map((g) => `i.${g}`).join(', ')}, 2) a
+      FROM (SELECT ${groupCols.join(', ')}, coalesce(ca.analysis_type, 'other') AS analysis_type, count(*) AS total
+            FROM public.config_analysis ca JOIN public.config_items ci ON ci.id = ca.config_id
+            ${whereSql ? `${whereSql} AND` : 'WHERE'} ca.status = 'open'
+            GROUP BY ${groupBy.map((_, index) => String(index + 1)).join(', ')}, ${groupBy.length + 1}) a
       GROUP BY ${gs.join(', ')})`)
   }
 
   const members: string[] = []
   groupBy.forEach((key, index) => members.push(`${params.text(key)}, g.g${index}`))
   extraTags.forEach((key, index) => members.push(`${params.text(key)}, g.t${index}`))
-  members.push(`'health', h.health`, `'count', g.total`, `'created_at', g.created_at`, `'updated_at', g.updated_at`)
+  members.push(`'health', g.health`, `'count', g.total`, `'created_at', g.created_at`, `'updated_at', g.updated_at`)
   if (request.analysis) members.push(`'analysis', coalesce(a.analysis, '{}'::jsonb)`)
-  if (since) members.push(`'changes', coalesce(c.total, 0)`)
+  if (since) members.push(`'changes', coalesce(g.changes, 0)`)
   if (request.cost) members.push(`${params.text(`cost_${request.cost}`)}, round(g.cost::numeric, 4)`)
 
-  const joins = [`JOIN health h ON ${joinOn('h', 'g')}`]
-  if (since) joins.push(`LEFT JOIN changes c ON ${joinOn('c', 'g')}`)
-  if (request.analysis) joins.push(`LEFT JOIN analysis a ON ${joinOn('a', 'g')}`)
   // jsonb_build_object takes at most 100 arguments: 5 groups + 10 tags + 8 figures stay well under.
   const sql = `WITH ${ctes.join(',\n')}
     SELECT coalesce(json_agg(jsonb_build_object(${members.join(', ')}) ORDER BY ${gs.map((g) => `g.${g}`).join(', ')}), '[]')::text AS body
-    FROM groups g ${joins.join(' ')}`
+    FROM groups g${request.analysis ? ` LEFT JOIN analysis a ON ${joinOn('a', 'g')}` : ''}`
   const { rows } = await db.query<{ body: string }>(sql, params.values)
   return rows[0]!.body
 }
