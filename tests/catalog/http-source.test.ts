@@ -264,6 +264,32 @@ describe('http scraper: pagination', () => {
     expect(hits('/cycle')).toHaveLength(2)
   })
 
+  it("sends the scraper's credentials and headers only to its own origin, and follows only http(s)", async () => {
+    const elsewhere = http.createServer((req, res) => json(res, 200, { items: [{ authorization: req.headers.authorization ?? null, tenant: req.headers['x-tenant'] ?? null, cursor: req.headers['x-cursor'] ?? null }] }))
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve))
+    const other = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`
+    try {
+      const entry = (nextPageExpr: string) => ({
+        url: `${base}/single`,
+        bearer: { value: 'tok-secret' },
+        headers: [{ name: 'X-Tenant', value: 'acme' }],
+        pagination: { nextPageExpr, perPage: true },
+      })
+      const secondPage = async (nextPageExpr: string) => (await httpSource.fetch(entry(nextPageExpr), context()))[1]!.config
+      expect(await secondPage(`url.contains('/single') ? dyn("${other}/page2") : null`))
+        .toEqual({ items: [{ authorization: null, tenant: null, cursor: null }] })
+      expect(await secondPage(`url.contains('/single') ? {"url": "${other}/page2", "headers": {"X-Cursor": "c2"}} : {"url": ""}`))
+        .toEqual({ items: [{ authorization: null, tenant: null, cursor: 'c2' }] })
+      // The same origin keeps them.
+      expect(await secondPage(`url.contains('/single') ? dyn("/echo") : null`)).toMatchObject({ authorization: 'Bearer tok-secret', tenant: 'acme' })
+    } finally {
+      elsewhere.closeAllConnections()
+      await new Promise<void>((resolve) => elsewhere.close(() => resolve()))
+    }
+    await expect(httpSource.fetch({ url: `${base}/single`, pagination: { nextPageExpr: '"file:///etc/passwd"' } }, context()))
+      .rejects.toThrow('pagination.nextPageExpr returned "file:///etc/passwd": only http(s) URLs are followed')
+  })
+
   it('waits delay between pages', async () => {
     const started = Date.now()
     await httpSource.fetch({ url: `${base}/body-next`, pagination: { nextPageExpr: 'body.next', delay: '150ms' } }, context())

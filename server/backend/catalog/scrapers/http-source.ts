@@ -317,32 +317,41 @@ function retryAfterMs(value: string | undefined): number | null {
 /**
  * What `nextPageExpr` returned, as the next request: a URL (relative ones against the current
  * page), a map `{url, method, body, headers}` (headers added to the scraper's own), or null /
- * empty to stop.
+ * empty to stop. The scraper's credentials and headers go only to the first request's origin: a
+ * next link elsewhere (the answer chooses it) gets just the headers the request map names.
  */
-function nextRequest(value: unknown, current: PageRequest, baseHeaders: Record<string, string>): PageRequest | null {
+function nextRequest(value: unknown, current: PageRequest, baseHeaders: Record<string, string>, origin: string): PageRequest | null {
   if (value === null || value === undefined || value === '' || value === false) return null
   const resolve = (url: string) => {
+    let parsed: URL
     try {
-      return new URL(url, current.url).toString()
+      parsed = new URL(url, current.url)
     } catch {
       throw new HttpScrapeError(`pagination.nextPageExpr returned an invalid URL "${url}"`)
     }
+    if (!/^https?:$/.test(parsed.protocol)) throw new HttpScrapeError(`pagination.nextPageExpr returned "${redacted(parsed.toString())}": only http(s) URLs are followed`)
+    return parsed.toString()
   }
-  if (typeof value === 'string') return { url: resolve(value), method: 'GET', headers: baseHeaders }
+  const carried = (url: string) => (new URL(url).origin === origin ? baseHeaders : {})
+  if (typeof value === 'string') {
+    const url = resolve(value)
+    return { url, method: 'GET', headers: carried(url) }
+  }
   const map = record(value)
   if (!map) throw new HttpScrapeError(`pagination.nextPageExpr must return a URL, a request map or null, got ${JSON.stringify(value)}`)
-  const url = text(map.url)
-  if (!url) return null
+  const given = text(map.url)
+  if (!given) return null
+  const url = resolve(given)
   const extra: Record<string, string> = {}
   for (const [name, header] of Object.entries(record(map.headers) ?? {})) extra[name] = typeof header === 'string' ? header : JSON.stringify(header)
-  const headers = mergeHeaders(baseHeaders, extra)
+  const headers = mergeHeaders(carried(url), extra)
   let body: string | undefined
   if (typeof map.body === 'string') body = map.body === '' ? undefined : map.body
   else if (map.body !== undefined && map.body !== null) {
     body = JSON.stringify(map.body)
     if (!hasHeader(headers, 'content-type')) headers['Content-Type'] = 'application/json'
   }
-  return { url: resolve(url), method: (text(map.method) ?? 'GET').toUpperCase(), body, headers }
+  return { url, method: (text(map.method) ?? 'GET').toUpperCase(), body, headers }
 }
 
 /** The platform's default merge: lists are concatenated, `value`/`items`/`Items` lists unwrapped, anything else appended. */
@@ -405,7 +414,7 @@ export const httpSource: ScraperSource = {
       } catch (error) {
         throw new HttpScrapeError(`pagination.nextPageExpr failed on page ${pageNumber - 1}: ${(error as Error).message}`)
       }
-      const next = nextRequest(value, current, headers)
+      const next = nextRequest(value, current, headers, new URL(first.url).origin)
       if (!next) break
       const key = requestKey(next)
       if (seen.has(key)) {
