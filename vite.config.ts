@@ -22,8 +22,12 @@ declare module '@remix-run/node' {
  *   error boundary, formatting, preferences, `formShape`). Badge, toast and `DateTime` (about
  *   1.5 KB) are here so detail pages that show them no longer load `lists` and `tables` (7 KB).
  * - `tables`: the table markup, paging and sort links every list and /health render.
- * - `lists`: DataTable, the list page, confirm dialog and modal of the list screens;
- *   /health loads it only on demand (its modal is lazy).
+ * - `lists`: DataTable and the list page of the list screens.
+ * - `dialogs`: the URL dialog and the behaviour every dialog shares (Escape, focus, the layer).
+ *   Apart from `lists`, so a page that shows a dialog without a table (/incidents/link) does not
+ *   preload the tables.
+ * - `modal`: the modal and the confirm dialog. Nearly every page loads them on demand (`lazy`,
+ *   rendered in place by the server); named, so that Rollup does not pull them into `lists`.
  * - `forms`: useSchemaForm and conform's prop helpers, for the pages and dialogs with a form
  *   (decision 016: neither zod nor conform's form runtime reaches the browser). `Field` and
  *   `ErrorList` stay a chunk of their own: list pages' filters and lazy dialogs use them alone.
@@ -35,7 +39,9 @@ const CHUNK_OF_MODULE: Array<[RegExp, string]> = [
   [/\/app\/components\/(error-page|not-found)\.tsx$/, 'error-page'],
   [/\/app\/(lib\/(nonce-provider|route-handle|cn|format|preferences|form-shape)\.ts|components\/(error-boundary|error-view|inline-error|toast|date-time|ui\/(icons|button|alert|input|label|badge))\.tsx)$/, 'framework'],
   [/\/app\/components\/(data-table\/(url-table|pagination|table-parts|hidden-params|use-virtual-window)|ui\/table)\.tsx?$/, 'tables'],
-  [/\/app\/components\/(data-table\/data-table|list-page\/list-page|confirm-dialog\/confirm-dialog|modal\/modal|modal\/dialog-behaviour)\.tsx?$/, 'lists'],
+  [/\/app\/components\/(data-table\/data-table|list-page\/list-page)\.tsx$/, 'lists'],
+  [/\/app\/components\/(modal\/dialog-behaviour|ui\/dialog)\.tsx?$/, 'dialogs'],
+  [/\/app\/components\/(modal\/modal|confirm-dialog\/confirm-dialog)\.tsx$/, 'modal'],
   [/\/app\/components\/use-schema-form\.ts$/, 'forms'],
 ]
 

@@ -50,6 +50,44 @@ export function getEvidenceLink(evidence: {
   return null
 }
 
+/**
+ * Where an evidence links to as the page shows it: its own target, or for a change or an
+ * analysis whose row lacks config_id, the config item of the change or analysis it embeds.
+ */
+export function getEvidenceTargetLink(evidence: Parameters<typeof getEvidenceLink>[0] & {
+  config_change?: { config_id: string | null } | null
+  config_analysis?: { config_id: string | null } | null
+}): EvidenceLink {
+  const link = getEvidenceLink(evidence)
+  if (link) return link
+  const configId = evidence.config_change?.config_id ?? evidence.config_analysis?.config_id ?? null
+  return configId ? getEvidenceLink({ type: evidence.type, config_id: configId }) : null
+}
+
+type EvidenceLinkSource = Parameters<typeof getEvidenceTargetLink>[0]
+
+/** A hypothesis as the detail page draws it: the type its children get, each evidence's link. */
+export type ShownHypothesis<H extends { type: string; evidences: EvidenceLinkSource[] }> = Omit<H, 'evidences'> & {
+  childType: HypothesisType | null
+  evidences: Array<H['evidences'][number] & { link: EvidenceLink }>
+}
+
+/**
+ * The detail page's hypothesis tree, shaped on the server (decision 010): nested, with what each
+ * node offers (the child type) and where each evidence links, so the page only draws it.
+ */
+export function shapeHypothesisTree<H extends { id: string; parent_id: string | null; type: string; created_at?: string; evidences: EvidenceLinkSource[] }>(
+  rows: readonly H[],
+): HypothesisNode<ShownHypothesis<H> & { id: string; parent_id: string | null; type: string }>[] {
+  return buildHypothesisTree(
+    rows.map((row) => ({
+      ...row,
+      childType: getChildHypothesisType(row.type),
+      evidences: row.evidences.map((evidence) => ({ ...evidence, link: getEvidenceTargetLink(evidence) })),
+    })),
+  )
+}
+
 type NamedRef = { name: string | null } | null
 
 /** One incident_histories row with the rows it points at (what the detail page reads). */

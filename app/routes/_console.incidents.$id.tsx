@@ -17,7 +17,7 @@ import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { hasAccess } from '#app/lib/access.ts'
 import { AddResponderShape, CommentShape, IncidentDetailsShape, StatusChangeShape } from '#app/lib/incident-form-shapes.ts'
 import { IncidentActionSchema, type IncidentAction } from '#app/lib/incident-forms.ts'
-import { buildTimeline } from '#app/lib/incident-detail.ts'
+import { buildTimeline, shapeHypothesisTree, type TimelineEntry } from '#app/lib/incident-detail.ts'
 import { INCIDENT_STATUSES, isUuid, labelOf } from '#app/lib/incidents.ts'
 import {
   addComment,
@@ -55,7 +55,12 @@ export async function loader(args: LoaderFunctionArgs) {
   try {
     const [detail, people, teams] = await Promise.all([getIncidentDetail(args, id), listPeople(args), listTeams(args)])
     if (!detail) throw errorResponse(404, { message: 'Incident not found' })
-    return data({ detail, people, teams, toast, canWrite: hasAccess(session, 'incident', 'write') }, { headers })
+    // The hypothesis tree and the timeline are built here, so their rules stay on the server and
+    // the page only draws them (decision 010).
+    const { history, hypotheses, ...shown } = detail
+    const hypothesisTree = shapeHypothesisTree(hypotheses)
+    const timeline = buildTimeline(history, detail.comments)
+    return data({ detail: shown, hypothesisTree, timeline, people, teams, toast, canWrite: hasAccess(session, 'incident', 'write') }, { headers })
   } catch (error) {
     throw toErrorResponse(error)
   }
@@ -140,7 +145,7 @@ function getFormKey(intent: string, row: string): string {
 const HEADER_FORMS = new Set(['status', 'remove-responder', 'evidence-dod', 'evidence-done'])
 
 export default function IncidentDetailRoute() {
-  const { detail, people, teams, toast, canWrite } = useLoaderData<typeof loader>()
+  const { detail, hypothesisTree, timeline, people, teams, toast, canWrite } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
   const { incident } = detail
   const getResult = (form: string): SubmissionResult | undefined => (actionData?.form === form ? actionData.result : undefined)
@@ -191,12 +196,12 @@ export default function IncidentDetailRoute() {
       </header>
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[2fr_1fr]">
         <div className="flex flex-col gap-6">
-          <HypothesisTree hypotheses={detail.hypotheses} canWrite={canWrite} getResult={getResult} />
+          <HypothesisTree roots={hypothesisTree} canWrite={canWrite} getResult={getResult} />
           <CommentsPanel comments={detail.comments} canWrite={canWrite} result={getResult('comment')} />
         </div>
         <div className="flex flex-col gap-6">
           <RespondersPanel responders={detail.responders} people={people} teams={teams} canWrite={canWrite} result={getResult('add-responder')} />
-          <HistoryTimeline history={detail.history} comments={detail.comments} />
+          <HistoryTimeline entries={timeline} />
         </div>
       </div>
       <Toast message={toast} />
@@ -423,8 +428,7 @@ function CommentForm({ result }: { result: SubmissionResult | undefined }) {
   )
 }
 
-function HistoryTimeline({ history, comments }: { history: Detail['history']; comments: Detail['comments'] }) {
-  const entries = buildTimeline(history, comments)
+function HistoryTimeline({ entries }: { entries: TimelineEntry[] }) {
   return (
     <section aria-labelledby="history-heading" className="flex flex-col gap-3 rounded-lg border bg-card p-4" data-testid="history">
       <h2 id="history-heading" className="text-base font-semibold">

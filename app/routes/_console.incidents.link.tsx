@@ -1,25 +1,32 @@
-import { getFormProps, getInputProps, type SubmissionResult } from '@conform-to/react'
+import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useSubmit } from '@remix-run/react'
+import { Form, useActionData, useLoaderData, useSubmit } from '@remix-run/react'
 import { Search } from '#app/components/ui/icons.tsx'
-import { useRef } from 'react'
+import { lazy, Suspense, useRef } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { DescriptionField, HypothesisChoices, IncidentChoices, NewIncidentFields, useLinkForm } from '#app/components/incidents/link-to-incident.tsx'
-import { InlineError } from '#app/components/inline-error.tsx'
+import { IncidentChoices } from '#app/components/incidents/incident-choices.tsx'
+import { LinkStepForm as ServerRenderedLinkStepForm } from '#app/components/incidents/link-to-incident.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
-import { Button, buttonVariants } from '#app/components/ui/button.tsx'
+import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { UrlDialog } from '#app/components/ui/dialog.tsx'
-import { evidenceTargetFields, getDefaultHypothesis, isUuid, LINK_SUCCESS, NEW_OPTION, parseEvidenceTarget, safeReturnTo } from '#app/lib/incidents.ts'
+import { evidenceTargetFields, isUuid, LINK_SUCCESS, NEW_OPTION, parseEvidenceTarget, safeReturnTo } from '#app/lib/incidents.ts'
 import { ChooseIncidentShape } from '#app/lib/incident-form-shapes.ts'
 import { ChooseIncidentSchema } from '#app/lib/incident-forms.ts'
 import { getIncidentOption, getLinkActionSchema, listHypothesisOptions, searchIncidentOptions } from '#app/lib/incidents.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse, requireAccess } from '#app/lib/session.server.ts'
 import { toastCookie } from '#app/lib/toast.server.ts'
+
+// The link form shows once an incident is chosen, so it (with the incident and hypothesis
+// fields) loads then; the server renders it in place, so the no-JS page and hydration see the
+// same markup (decisions 007, 014).
+const LinkStepForm = import.meta.env.SSR
+  ? ServerRenderedLinkStepForm
+  : /* @__PURE__ */ lazy(() => import('#app/components/incidents/link-to-incident.tsx').then((module) => ({ default: module.LinkStepForm })))
 
 /**
  * The link-to-incident dialog as a page, for browsers without JavaScript: step one searches and
@@ -137,65 +144,20 @@ export default function LinkToIncidentRoute() {
       </Form>
       {incident ? (
         // Keyed by the incident: another choice starts a fresh form.
-        <LinkForm
-          key={incident}
-          fields={fields}
-          incident={incident}
-          query={query}
-          hypotheses={hypotheses}
-          description={target.description}
-          closeTo={closeTo}
-          result={actionData?.step === 'link' ? actionData.result : undefined}
-        />
+        <Suspense fallback={null}>
+          <LinkStepForm
+            key={incident}
+            fields={fields}
+            incident={incident}
+            query={query}
+            hypotheses={hypotheses}
+            description={target.description}
+            closeTo={closeTo}
+            result={actionData?.step === 'link' ? actionData.result : undefined}
+          />
+        </Suspense>
       ) : null}
     </UrlDialog>
-  )
-}
-
-function LinkForm({
-  fields: targetFields,
-  incident,
-  query,
-  hypotheses,
-  description,
-  closeTo,
-  result,
-}: {
-  fields: Array<[string, string]>
-  incident: string
-  query: string
-  hypotheses: Array<{ id: string; title: string; type: string; status: string }>
-  description: string
-  closeTo: string
-  result: SubmissionResult | undefined
-}) {
-  const [form, fields] = useLinkForm({
-    lastResult: result,
-    defaultValue: { incident, hypothesis: getDefaultHypothesis(hypotheses, ''), note: description },
-  })
-  const { key: _key, ...incidentProps } = getInputProps(fields.incident, { type: 'hidden' })
-  return (
-    <Form method="post" {...getFormProps(form)} className="flex flex-col gap-3 border-t pt-3" data-testid="link-to-incident-form">
-      <InlineError message={form.errors?.join(' ')} />
-      {targetFields.map(([name, value]) => (
-        <input key={name} type="hidden" name={name} value={value} />
-      ))}
-      <input {...incidentProps} />
-      {incident === NEW_OPTION ? (
-        <NewIncidentFields fields={fields} defaultTitle={query} />
-      ) : (
-        <HypothesisChoices form={form} fields={fields} hypotheses={hypotheses} />
-      )}
-      <DescriptionField fields={fields} />
-      <div className="flex justify-end gap-2">
-        <Link to={closeTo} className={buttonVariants({ variant: 'outline' })}>
-          Cancel
-        </Link>
-        <Button type="submit" data-testid="link-submit">
-          Link
-        </Button>
-      </div>
-    </Form>
   )
 }
 

@@ -1,22 +1,22 @@
-import { getCollectionProps, getFormProps, getInputProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
+import { getFormProps, getInputProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { lazy, Suspense } from 'react'
 import { z } from 'zod'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
-import { AddMembersShape, TeamSpecShape } from '#app/components/access/access-form-shapes.ts'
+import { TeamSpecShape } from '#app/components/access/access-form-shapes.ts'
 import { memberRemovedMessage, membersAddedMessage, TeamActionSchema, type TeamAction } from '#app/components/access/team-form.ts'
-import { ConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
-import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
-import { DateTime } from '#app/components/date-time.tsx'
+import { AddMembersDialog as ServerRenderedAddMembersDialog } from '#app/components/access/add-members-dialog.tsx'
+import { JobsTab as ServerRenderedJobsTab, MembersTab as ServerRenderedMembersTab } from '#app/components/access/team-tabs.tsx'
+import { ConfirmDialog as ServerRenderedConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
-import { Modal } from '#app/components/modal/modal.tsx'
 import { Toast } from '#app/components/toast.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
-import { Trash2, UserPlus } from '#app/components/ui/icons.tsx'
+import { Trash2 } from '#app/components/ui/icons.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
@@ -41,6 +41,22 @@ import {
 } from '#app/lib/teams.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 import { isUuid } from '#contract/uuid.ts'
+
+// The tables of the Members and Job History tabs and the dialogs show only when the URL (or a
+// refused post) asks for them, so they load then; the server renders them in place, so the no-JS
+// page and hydration see the same markup (decisions 007, 014).
+const MembersTab = import.meta.env.SSR
+  ? ServerRenderedMembersTab
+  : /* @__PURE__ */ lazy(() => import('#app/components/access/team-tabs.tsx').then((module) => ({ default: module.MembersTab })))
+const JobsTab = import.meta.env.SSR
+  ? ServerRenderedJobsTab
+  : /* @__PURE__ */ lazy(() => import('#app/components/access/team-tabs.tsx').then((module) => ({ default: module.JobsTab })))
+const AddMembersDialog = import.meta.env.SSR
+  ? ServerRenderedAddMembersDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/access/add-members-dialog.tsx').then((module) => ({ default: module.AddMembersDialog })))
+const ConfirmDialog = import.meta.env.SSR
+  ? ServerRenderedConfirmDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/confirm-dialog/confirm-dialog.tsx').then((module) => ({ default: module.ConfirmDialog })))
 
 export const handle = {
   title: (data) => (data && typeof data === 'object' && 'team' in data ? `Teams / ${(data as { team: { name: string } }).team.name}` : 'Teams'),
@@ -195,18 +211,32 @@ export default function TeamRoute() {
       </nav>
       <InlineError message={loadError ?? pageError} />
       {tab === 'spec' ? <SpecForm key={team.updated_at ?? ''} team={team} editable={canWrite && !readOnly} lastResult={resultOf('save')} /> : null}
-      {tab === 'members' ? <MembersTab members={members} canWrite={canWrite} /> : null}
-      {tab === 'jobs' ? <JobsTab jobs={jobs} /> : null}
-      {showAdd ? <AddMembersDialog teamId={team.id} candidates={candidates} lastResult={resultOf('add-members')} /> : null}
+      {tab === 'members' ? (
+        <Suspense fallback={null}>
+          <MembersTab members={members} canWrite={canWrite} />
+        </Suspense>
+      ) : null}
+      {tab === 'jobs' ? (
+        <Suspense fallback={null}>
+          <JobsTab jobs={jobs} />
+        </Suspense>
+      ) : null}
+      {showAdd ? (
+        <Suspense fallback={null}>
+          <AddMembersDialog teamId={team.id} candidates={candidates} lastResult={resultOf('add-members')} />
+        </Suspense>
+      ) : null}
       {dialog === 'delete' && canWrite && !readOnly ? (
-        <ConfirmDialog
-          title={`Delete ${team.name}`}
-          description="Are you sure you want to delete this resource?"
-          closeTo={`/settings/teams/${team.id}`}
-          fields={{ intent: 'delete' }}
-          action={`/settings/teams/${team.id}`}
-          testId="delete-team-dialog"
-        />
+        <Suspense fallback={null}>
+          <ConfirmDialog
+            title={`Delete ${team.name}`}
+            description="Are you sure you want to delete this resource?"
+            closeTo={`/settings/teams/${team.id}`}
+            fields={{ intent: 'delete' }}
+            action={`/settings/teams/${team.id}`}
+            testId="delete-team-dialog"
+          />
+        </Suspense>
       ) : null}
       <Toast message={toast} />
     </section>
@@ -261,108 +291,6 @@ function SpecForm({ team, editable, lastResult }: { team: Team; editable: boolea
       ) : null}
     </Form>
   )
-}
-
-const memberColumns: DataColumn<TeamPerson>[] = [
-  { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name },
-  { id: 'email', header: 'Email', enableSorting: false, cell: ({ row }) => row.original.email ?? '' },
-]
-
-function MembersTab({ members, canWrite }: { members: TeamPerson[]; canWrite: boolean }) {
-  const columns: DataColumn<TeamPerson>[] = canWrite
-    ? [
-        ...memberColumns,
-        {
-          id: 'actions',
-          header: () => <span className="sr-only">Actions</span>,
-          size: 48,
-          enableSorting: false,
-          cell: ({ row }) => (
-            <Form method="post">
-              <input type="hidden" name="intent" value="remove-member" />
-              <input type="hidden" name="person_id" value={row.original.id} />
-              <input type="hidden" name="name" value={row.original.name} />
-              <button type="submit" aria-label={`Remove ${row.original.name}`} className={buttonVariants({ variant: 'ghost', size: 'icon' })} data-testid="remove-member">
-                <Trash2 aria-hidden="true" />
-              </button>
-            </Form>
-          ),
-        },
-      ]
-    : memberColumns
-  return (
-    <div className="flex flex-col gap-3" data-testid="team-members">
-      {canWrite ? (
-        <div className="flex justify-end">
-          <Link to="?tab=members&dialog=add-members" preventScrollReset className={buttonVariants({ size: 'sm' })} data-testid="add-members">
-            <UserPlus aria-hidden="true" />
-            Add Members
-          </Link>
-        </div>
-      ) : null}
-      <DataTable
-        data={members}
-        columns={columns}
-        getRowId={(member) => member.id}
-        testId="members-table"
-        rowTestId="member-row"
-        rowAttributes={(member) => ({ 'data-email': member.email ?? '' })}
-        emptyMessage={<span data-testid="members-empty">You haven't added any team members to the team yet.</span>}
-        caption="Team members"
-      />
-    </div>
-  )
-}
-
-function AddMembersDialog({ teamId, candidates, lastResult }: { teamId: string; candidates: TeamPerson[]; lastResult: SubmissionResult<string[]> | undefined }) {
-  const navigation = useNavigation()
-  const adding = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'add-members'
-  const [form, fields] = useSchemaForm(AddMembersShape, { id: 'add-members', lastResult })
-  const options = getCollectionProps(fields.person_id, { type: 'checkbox', options: candidates.map((person) => person.id) })
-  return (
-    <Modal title="Add Members" closeTo="?tab=members" size="very-small" expandable={false} testId="add-members-dialog">
-      <Form method="post" action={`/settings/teams/${teamId}?tab=members&dialog=add-members`} {...getFormProps(form)} className="flex flex-col gap-3" data-testid="add-members-form">
-        <input type="hidden" name="intent" value="add-members" />
-        <InlineError message={form.errors?.join(' ')} />
-        {candidates.length === 0 ? (
-          <p className="text-sm text-muted-foreground">Everyone is in this team already.</p>
-        ) : (
-          <fieldset className="flex max-h-72 flex-col gap-1 overflow-y-auto rounded-md border p-2" aria-describedby={fields.person_id.errors ? fields.person_id.errorId : undefined}>
-            <legend className="sr-only">People</legend>
-            {candidates.map((person, index) => {
-              const { key, ...props } = options[index]!
-              return (
-                <label key={key} className="flex items-center gap-2 text-sm">
-                  <input {...props} data-email={person.email ?? ''} />
-                  <span>{person.name}</span>
-                  {person.email ? <span className="truncate text-xs text-muted-foreground">{person.email}</span> : null}
-                </label>
-              )
-            })}
-          </fieldset>
-        )}
-        <ErrorList id={fields.person_id.errorId} errors={fields.person_id.errors} />
-        <div className="flex justify-end">
-          <button type="submit" disabled={adding || candidates.length === 0} className={buttonVariants({ size: 'sm' })} data-testid="add-members-submit">
-            {adding ? 'Adding...' : 'Add'}
-          </button>
-        </div>
-      </Form>
-    </Modal>
-  )
-}
-
-const jobColumns: DataColumn<TeamJob>[] = [
-  { id: 'name', header: 'Name', enableSorting: false, cell: ({ row }) => row.original.name ?? '' },
-  { id: 'status', header: 'Status', enableSorting: false, cell: ({ row }) => row.original.status ?? '' },
-  { id: 'started', header: 'Started', enableSorting: false, cell: ({ row }) => <DateTime value={row.original.time_start} /> },
-  { id: 'duration', header: 'Duration', enableSorting: false, cell: ({ row }) => (row.original.duration_millis != null ? `${row.original.duration_millis} ms` : '') },
-  { id: 'success', header: 'Success', enableSorting: false, cell: ({ row }) => row.original.success_count ?? 0 },
-  { id: 'errors', header: 'Errors', enableSorting: false, cell: ({ row }) => row.original.error_count ?? 0 },
-]
-
-function JobsTab({ jobs }: { jobs: TeamJob[] }) {
-  return <DataTable data={jobs} columns={jobColumns} getRowId={(job) => job.id} testId="team-jobs" caption="Job history" />
 }
 
 export function ErrorBoundary() {

@@ -1,7 +1,7 @@
 import { getZodConstraint, parseWithZod } from '@conform-to/zod'
 import { describe, expect, it } from 'vitest'
 import { CreateIncidentSchema, getLinkConstraint, getLinkPlan, IncidentActionSchema, LinkSchema } from '#app/lib/incident-forms.ts'
-import { buildHypothesisTree, getChildHypothesisType, getEvidenceLink } from '#app/lib/incident-detail.ts'
+import { buildHypothesisTree, getChildHypothesisType, getEvidenceLink, shapeHypothesisTree } from '#app/lib/incident-detail.ts'
 import {
   getDefaultHypothesis,
   getSeverityBadge,
@@ -190,5 +190,20 @@ describe('incident detail', () => {
     expect(getEvidenceLink({ type: 'config', config_id: CHECK })?.href).toBe(`/catalog/${CHECK}`)
     expect(getEvidenceLink({ type: 'topology', component_id: CHECK })?.href).toBe(`/topology/${CHECK}`)
     expect(getEvidenceLink({ type: 'log' })).toBeNull()
+  })
+
+  it('shapes the tree on the server: child types, and each evidence with its link (a change without config_id links through its embed)', () => {
+    const change = { type: 'config_change', config_change: { config_id: CHECK } }
+    const tree = shapeHypothesisTree([
+      { id: 'f', parent_id: 'r', type: 'factor', created_at: '2', evidences: [change] },
+      { id: 'r', parent_id: null, type: 'root', created_at: '1', evidences: [{ type: 'check', check_id: CHECK }, { type: 'log' }] },
+    ])
+    expect(tree).toHaveLength(1)
+    const [root] = tree
+    expect(root!.childType).toBe('factor')
+    expect(root!.evidences.map((evidence) => evidence.link?.label ?? null)).toEqual(['Open check', null])
+    const factor = root!.children[0]!
+    expect(factor.childType).toBe('solution')
+    expect(factor.evidences[0]!.link).toEqual({ href: `/catalog/${CHECK}/changes`, label: 'Open changes' })
   })
 })

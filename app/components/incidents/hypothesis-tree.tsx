@@ -7,22 +7,24 @@ import { Button } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { AddHypothesisShape, HypothesisStatusShape } from '#app/lib/incident-form-shapes.ts'
-import { buildHypothesisTree, getChildHypothesisType, getEvidenceLink, type HypothesisNode } from '#app/lib/incident-detail.ts'
+import type { HypothesisNode, ShownHypothesis } from '#app/lib/incident-detail.ts'
 import { HYPOTHESIS_STATUSES, labelOf } from '#app/lib/incidents.ts'
-import type { EvidenceRow, HypothesisRow } from '#app/lib/incidents.server.ts'
+import type { HypothesisRow } from '#app/lib/incidents.server.ts'
 import { HypothesisStatusBadge } from './incident-badges.tsx'
 import { SELECT_CLASS } from './incident-fields.tsx'
 
 /** The failed result of one form on the page, by its key (`<intent>:<row>`), if it is the one that failed. */
 type GetResult = (form: string) => SubmissionResult | undefined
 
+type Node = HypothesisNode<ShownHypothesis<HypothesisRow> & { id: string; parent_id: string | null; type: string }>
+type ShownEvidence = Node['evidences'][number]
+
 /**
- * Root > factor > solution, each node with its status form, its evidence and a form for its
+ * Root > factor > solution (nested by the loader: buildHypothesisTree), each node with its status form, its evidence and a form for its
  * next level. Every control is a small POST form with an `intent`, so the tree works the same
  * with JavaScript off.
  */
-export function HypothesisTree({ hypotheses, canWrite, getResult }: { hypotheses: HypothesisRow[]; canWrite: boolean; getResult: GetResult }) {
-  const roots = buildHypothesisTree(hypotheses)
+export function HypothesisTree({ roots, canWrite, getResult }: { roots: Node[]; canWrite: boolean; getResult: GetResult }) {
   return (
     <section aria-labelledby="hypotheses-heading" className="flex flex-col gap-3" data-testid="hypotheses">
       <h2 id="hypotheses-heading" className="text-base font-semibold">
@@ -39,8 +41,8 @@ export function HypothesisTree({ hypotheses, canWrite, getResult }: { hypotheses
   )
 }
 
-function HypothesisItem({ node, canWrite, getResult }: { node: HypothesisNode<HypothesisRow>; canWrite: boolean; getResult: GetResult }) {
-  const childType = getChildHypothesisType(node.type)
+function HypothesisItem({ node, canWrite, getResult }: { node: Node; canWrite: boolean; getResult: GetResult }) {
+  const childType = node.childType
   return (
     <li className="rounded-md border bg-card p-3" data-testid={`hypothesis-${node.type}`} data-hypothesis-id={node.id}>
       <div className="flex flex-wrap items-center gap-2">
@@ -70,7 +72,7 @@ function HypothesisItem({ node, canWrite, getResult }: { node: HypothesisNode<Hy
   )
 }
 
-function HypothesisStatusForm({ node, result }: { node: HypothesisNode<HypothesisRow>; result: SubmissionResult | undefined }) {
+function HypothesisStatusForm({ node, result }: { node: Node; result: SubmissionResult | undefined }) {
   const [form, fields] = useSchemaForm(HypothesisStatusShape, {
     id: `hypothesis-status-${node.id}`,
     lastResult: result,
@@ -127,8 +129,7 @@ function AddHypothesisForm({ type, parentId, result }: { type: string; parentId:
   )
 }
 
-function EvidenceTarget({ evidence }: { evidence: EvidenceRow }) {
-  const link = getEvidenceLink(evidence)
+function EvidenceTarget({ evidence }: { evidence: ShownEvidence }) {
   let text = ''
   let status: string | null = null
   switch (evidence.type) {
@@ -153,9 +154,7 @@ function EvidenceTarget({ evidence }: { evidence: EvidenceRow }) {
     default:
       text = labelOf(evidence.type)
   }
-  // A change or an analysis links to its config item's page (the evidence row may lack config_id).
-  const configId = evidence.config_change?.config_id ?? evidence.config_analysis?.config_id ?? null
-  const target = link ?? (configId ? getEvidenceLink({ type: evidence.type, config_id: configId }) : null)
+  const target = evidence.link
   return (
     <span className="flex flex-wrap items-center gap-2">
       <span className="rounded bg-muted px-1.5 py-0.5 text-[11px] font-semibold uppercase text-muted-foreground">{labelOf(evidence.type.replace('_', ' '))}</span>
@@ -175,7 +174,7 @@ function EvidenceTarget({ evidence }: { evidence: EvidenceRow }) {
   )
 }
 
-function EvidenceItem({ evidence, canWrite }: { evidence: EvidenceRow; canWrite: boolean }) {
+function EvidenceItem({ evidence, canWrite }: { evidence: ShownEvidence; canWrite: boolean }) {
   const isDefinition = Boolean(evidence.definition_of_done)
   const isDone = Boolean(evidence.done)
   return (

@@ -1,21 +1,21 @@
 import { getCollectionProps, getFormProps, getInputProps, getSelectProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
-import { Link, useFetcher } from '@remix-run/react'
+import { Form, Link, useFetcher } from '@remix-run/react'
 import { CircleCheck, X } from '#app/components/ui/icons.tsx'
-import { useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react'
+import { useEffect, useRef, useState, type ReactNode } from 'react'
 import { ErrorList } from '#app/components/forms.tsx'
-import { Button } from '#app/components/ui/button.tsx'
+import { InlineError } from '#app/components/inline-error.tsx'
+import { Button, buttonVariants } from '#app/components/ui/button.tsx'
 import { Input } from '#app/components/ui/input.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { LinkShape } from '#app/lib/incident-form-shapes.ts'
 import { LINK_RESOURCE } from '#app/lib/evidence-target.ts'
-import { evidenceTargetFields, isUuid, labelOf, NEW_OPTION, type EvidenceTarget } from '#app/lib/incidents.ts'
-import { IncidentStatusBadge, SeverityBadge } from './incident-badges.tsx'
+import { evidenceTargetFields, getDefaultHypothesis, isUuid, labelOf, NEW_OPTION, type EvidenceTarget } from '#app/lib/incidents.ts'
+import { IncidentChoices, Radio, type IncidentOption, type RadioProps } from './incident-choices.tsx'
 import { SEVERITY_OPTIONS, TYPE_OPTIONS } from './incident-fields.tsx'
 import { SelectField } from './select-field.tsx'
 
 /** What the resource route answers; declared here so the client bundle never imports the route. */
-type IncidentOption = { id: string; incident_id: string; title: string; status: string; severity: string }
 type HypothesisOption = { id: string; title: string; type: string; status: string }
 type SearchData = { incidents?: IncidentOption[]; hypotheses?: HypothesisOption[] }
 type SubmitData = { result: SubmissionResult; incidentId?: string; message?: string }
@@ -181,58 +181,10 @@ function LinkToIncidentDialogForm({ target, onDone }: { target: EvidenceTarget; 
   )
 }
 
-type RadioProps = InputHTMLAttributes<HTMLInputElement> & { key?: string }
-
 /** The incident radios (each option, then 'Create new incident') as conform collection props. */
 export function getIncidentRadios(fields: LinkFields, incidents: ReadonlyArray<{ id: string }>): Map<string, RadioProps> {
   const values = [...incidents.map((incident) => incident.id), NEW_OPTION]
   return new Map(getCollectionProps(fields.incident, { type: 'radio', options: values }).map((props) => [props.value, props]))
-}
-
-function Radio({ props, ...rest }: { props: RadioProps | undefined } & InputHTMLAttributes<HTMLInputElement>) {
-  const { key: _key, ...radio } = props ?? {}
-  return <input type="radio" {...radio} {...rest} />
-}
-
-/**
- * Incident options as radios plus 'Create new incident': inside the link form in the dialog,
- * inside the page's GET step (choosing an incident) without JavaScript.
- */
-export function IncidentChoices({
-  incidents,
-  radios,
-  errors,
-}: {
-  incidents: IncidentOption[]
-  radios: Map<string, RadioProps>
-  errors?: string[]
-}) {
-  return (
-    <fieldset className="flex flex-col gap-1" data-testid="link-incident-options">
-      <legend className="sr-only">Choose an incident</legend>
-      <ul className="max-h-56 overflow-y-auto rounded-md border">
-        {incidents.length === 0 ? <li className="px-3 py-2 text-sm text-muted-foreground">No options found</li> : null}
-        {incidents.map((incident) => (
-          <li key={incident.id} className="border-b last:border-b-0">
-            <label className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm hover:bg-muted" data-testid="link-incident-option">
-              <Radio props={radios.get(incident.id)} />
-              <span className="whitespace-nowrap font-mono text-xs text-muted-foreground">{incident.incident_id}</span>
-              <span className="flex-1 truncate">{incident.title}</span>
-              <SeverityBadge severity={incident.severity} />
-              <IncidentStatusBadge status={incident.status} />
-            </label>
-          </li>
-        ))}
-        <li>
-          <label className="flex cursor-pointer items-center gap-2 px-3 py-2 text-sm font-medium hover:bg-muted" data-testid="link-incident-new">
-            <Radio props={radios.get(NEW_OPTION)} />
-            Create new incident
-          </label>
-        </li>
-      </ul>
-      <ErrorList errors={errors} />
-    </fieldset>
-  )
 }
 
 export function NewIncidentFields({ fields, defaultTitle }: { fields: LinkFields; defaultTitle: string }) {
@@ -319,5 +271,56 @@ export function DescriptionField({ fields }: { fields: LinkFields }) {
       <Label htmlFor={fields.note.id}>Description</Label>
       <textarea {...noteProps} rows={2} className="rounded-md border border-input bg-card px-3 py-2 text-sm" data-testid="link-description" />
     </div>
+  )
+}
+
+/**
+ * The link form of the /incidents/link page (the dialog without JavaScript): once an incident is
+ * chosen, a hypothesis of it (or a new incident's fields) and the evidence's description.
+ */
+export function LinkStepForm({
+  fields: targetFields,
+  incident,
+  query,
+  hypotheses,
+  description,
+  closeTo,
+  result,
+}: {
+  fields: Array<[string, string]>
+  incident: string
+  query: string
+  hypotheses: Array<{ id: string; title: string; type: string; status: string }>
+  description: string
+  closeTo: string
+  result: SubmissionResult | undefined
+}) {
+  const [form, fields] = useLinkForm({
+    lastResult: result,
+    defaultValue: { incident, hypothesis: getDefaultHypothesis(hypotheses, ''), note: description },
+  })
+  const { key: _key, ...incidentProps } = getInputProps(fields.incident, { type: 'hidden' })
+  return (
+    <Form method="post" {...getFormProps(form)} className="flex flex-col gap-3 border-t pt-3" data-testid="link-to-incident-form">
+      <InlineError message={form.errors?.join(' ')} />
+      {targetFields.map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <input {...incidentProps} />
+      {incident === NEW_OPTION ? (
+        <NewIncidentFields fields={fields} defaultTitle={query} />
+      ) : (
+        <HypothesisChoices form={form} fields={fields} hypotheses={hypotheses} />
+      )}
+      <DescriptionField fields={fields} />
+      <div className="flex justify-end gap-2">
+        <Link to={closeTo} className={buttonVariants({ variant: 'outline' })}>
+          Cancel
+        </Link>
+        <Button type="submit" data-testid="link-submit">
+          Link
+        </Button>
+      </div>
+    </Form>
   )
 }

@@ -1,12 +1,18 @@
 import { Link } from '@remix-run/react'
-import type { ReactNode } from 'react'
-import { ConfirmDialog, type ConfirmDialogProps } from '#app/components/confirm-dialog/confirm-dialog.tsx'
+import { lazy, Suspense, type ReactNode } from 'react'
+import { ConfirmDialog as ServerRenderedConfirmDialog, type ConfirmDialogProps } from '#app/components/confirm-dialog/confirm-dialog.tsx'
 import { DataTable, type DataColumn, type DataTableProps } from '#app/components/data-table/data-table.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { Toast } from '#app/components/toast.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Plus } from '#app/components/ui/icons.tsx'
 import { cn } from '#app/lib/cn.ts'
+
+// The confirm dialog shows only when the URL asks for it, so it loads then; the server renders it
+// in place, so the no-JS page and hydration see the same markup (decisions 007, 014).
+const ConfirmDialog = import.meta.env.SSR
+  ? ServerRenderedConfirmDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/confirm-dialog/confirm-dialog.tsx').then((module) => ({ default: module.ConfirmDialog })))
 
 export type ListPageAddAction = {
   label: string
@@ -69,7 +75,11 @@ export function ListPage<T>({ title, description, addAction, filterBar, errors, 
         <InlineError key={message} message={message} />
       ))}
       <DataTable {...table} columns={columns} />
-      {confirm ? <ConfirmDialog {...confirm} /> : null}
+      {confirm ? (
+        <Suspense fallback={null}>
+          <ConfirmDialog {...confirm} />
+        </Suspense>
+      ) : null}
       {children}
       <Toast message={toast} />
     </section>
