@@ -74,6 +74,11 @@ function route(req: http.IncomingMessage, body: string, res: http.ServerResponse
       if (attempts < 3) return json(res, 429, { error: 'slow down' }, { 'retry-after': '0' })
       return json(res, 200, { ok: true, attempts })
     }
+    case '/token': {
+      const form = new URLSearchParams(body)
+      if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') !== 's3cret') return json(res, 401, { error: 'invalid_client' })
+      return json(res, 200, { access_token: `token-for-${form.get('client_id')}`, token_type: 'Bearer', expires_in: 3600 })
+    }
     case '/bad-json':
       return res.writeHead(200, { 'content-type': 'application/json' }).end('{"truncated": ')
     case '/echo':
@@ -161,6 +166,20 @@ describe('http scraper: one request', () => {
     const [inline] = await httpSource.fetch({ connection: 'connection://inventory-api', headers: [{ name: 'x-tenant', value: 'inline' }] }, context())
     expect(inline!.config).toMatchObject({ authorization: 'Bearer tok-123', tenant: 'inline' })
     await expect(httpSource.fetch({ connection: 'connection://default/missing-api' }, context())).rejects.toThrow('connection connection://default/missing-api was not found')
+  })
+
+  it('gets an OAuth2 client-credentials token, and keeps a stored client secret to its own token URL when fenced', async () => {
+    await testDb.db.query(
+      `INSERT INTO connections (name, namespace, type, url, properties) VALUES ('oauth-api', 'default', 'http', $1, $2)`,
+      [`${base}/echo`, JSON.stringify({ clientID: 'lookout', clientSecret: 's3cret', tokenURL: `${base}/token`, scopes: 'read,list' })],
+    )
+    const [document] = await httpSource.fetch({ connection: 'connection://default/oauth-api' }, context())
+    expect(document!.config).toMatchObject({ authorization: 'Bearer token-for-lookout' })
+    expect(hits('/token').map((hit) => hit.body)).toEqual(['grant_type=client_credentials&client_id=lookout&client_secret=s3cret&scope=read+list'])
+    const fence = { admit: async () => null, isRestricted: async () => true }
+    await expect(httpSource.fetch({ connection: 'connection://default/oauth-api', oauth: { tokenURL: 'https://collector.example/token' } }, context({ targets: fence })))
+      .rejects.toThrow(/^oauth\.tokenURL: a stored connection's client credentials go only to its own token URL/)
+    expect(hits('/token')).toHaveLength(1)
   })
 
   it('a non-2xx answer fails the run with the status and the start of the body', async () => {

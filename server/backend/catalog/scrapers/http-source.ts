@@ -211,6 +211,12 @@ async function resolveRequest(entry: Record<string, unknown>, context: ScrapeRun
     authorization = `Bearer ${bearer}`
   } else if (clientID || clientSecret || tokenURL) {
     if (!tokenURL) throw new HttpScrapeError('oauth.tokenURL is required for the OAuth2 client-credentials grant')
+    // As for the URL (check-inputs.ts): a stored client secret goes only to the stored token URL
+    // unless an exec holder wrote the scraper, or anyone who may write one could collect it.
+    const storedClient = Boolean(stored('clientID') || stored('clientSecret'))
+    if (storedClient && tokenURL !== stored('tokenURL') && (await context.targets?.isRestricted())) {
+      throw new HttpScrapeError('oauth.tokenURL: a stored connection\'s client credentials go only to its own token URL; another one needs a scraper written by someone with the exec permission')
+    }
     const scopes = Array.isArray(oauth?.scopes) ? (oauth.scopes as unknown[]).map(String)
       : Array.isArray(oauth?.scope) ? (oauth.scope as unknown[]).map(String)
         : (stored('scopes')?.split(',') ?? [])
