@@ -173,7 +173,7 @@ describe('sql scraper against servers that refuse or never answer', () => {
       for (const connection of [`postgres://postgres@127.0.0.1:${port}/x`, `mysql://root@127.0.0.1:${port}/x`]) {
         const started = Date.now()
         await expect(sqlSource.fetch({ connection, query: 'SELECT 1' }, context({ signal: AbortSignal.timeout(300) })))
-          .rejects.toThrow("timed out (the scraper's timeout)")
+          .rejects.toThrow(/^query on (postgres|mysql) \S+ failed: timed out \(the scraper's timeout\)$/)
         expect(Date.now() - started).toBeLessThan(2_000)
         for (let attempt = 0; attempt < 20 && open.size > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 25))
         expect(open.size).toBe(0)

@@ -141,7 +141,7 @@ async function queryPostgres(config: pg.ClientConfig, query: string, signal: Abo
     else (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
     void client.end().catch(() => undefined)
   }
-  if (signal.aborted) throw new SqlScrapeError(abortReason(signal))
+  if (signal.aborted) throw new Error(abortReason(signal))
   signal.addEventListener('abort', abort, { once: true })
   try {
     await untilAborted(client.connect(), signal, () => undefined)
@@ -180,7 +180,7 @@ async function queryMysql(base: mysql.ConnectionOptions, query: string, signal: 
     const admission = await targets.admit(config.socketPath ?? config.host ?? 'localhost', config.port ?? 3306)
     if (admission) config.host = admission.address
   }
-  if (signal.aborted) throw new SqlScrapeError(abortReason(signal))
+  if (signal.aborted) throw new Error(abortReason(signal))
   // The callback API hands the connection over before its handshake, so an abort can drop it
   // even while a silent server keeps the handshake waiting.
   const raw = mysqlCore.createConnection(config)
@@ -221,7 +221,7 @@ async function queryMysql(base: mysql.ConnectionOptions, query: string, signal: 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, dispose: (value: T) => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => {
-      reject(new SqlScrapeError(abortReason(signal)))
+      reject(new Error(abortReason(signal)))
       promise.then(dispose, () => undefined)
     }
     if (signal.aborted) return onAbort()
