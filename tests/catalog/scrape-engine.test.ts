@@ -113,6 +113,14 @@ describe('file scraper', () => {
     expect(gone!.delete_reason).toBe('stale')
   })
 
+  it('stores a first run of more items than one batch (statistics refreshed between batches)', async () => {
+    const hosts = Array.from({ length: 2_500 }, (_, index) => ({ id: `h${index}`, shared: index % 2 === 0 ? 'even' : `odd-${index}` }))
+    const files = folder({ 'hosts.json': JSON.stringify({ hosts }) })
+    const id = await insertScraper(db, 'many', { file: [{ type: 'Lab::Host', id: '$.id', items: '$.hosts[*]', paths: [path.join(files.dir, '*.json')] }] })
+    expect((await run(id)).summary).toMatchObject({ added: 2_500 })
+    expect((await run(id)).summary).toMatchObject({ unchanged: 2_500, added: 0, updated: 0 })
+  })
+
   it('writes the health trigger change when an item\'s health changes', async () => {
     const files = folder({ 'node.json': '{"id": "n1", "ok": "healthy"}' })
     const id = await insertScraper(db, 'health', { file: [{ type: 'Lab::Node', id: '$.id', health: '$.ok', paths: [path.join(files.dir, '*.json')] }] })
