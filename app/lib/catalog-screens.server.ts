@@ -202,6 +202,12 @@ export async function getConfigDetail(args: ApiArgs, id: string): Promise<Config
   return rows?.[0] ?? null
 }
 
+/** One item's name, for a list narrowed to it (null when there is no such item). */
+export async function getConfigName(args: ApiArgs, id: string): Promise<string | null> {
+  const rows = requireData(await dbClient(args).from('config_items').select('name').eq('id', id).limit(1).returns<Array<{ name: string | null }>>())
+  return rows?.[0]?.name ?? null
+}
+
 /** The scraped document of one item (the Spec tab). */
 export async function getConfigDocument(args: ApiArgs, id: string): Promise<unknown> {
   const rows = requireData(await dbClient(args).from('config_items').select('config').eq('id', id).limit(1).returns<Array<{ config: unknown }>>())
@@ -233,11 +239,12 @@ const CHANGE_SELECT = 'id,config_id,name,type,change_type,severity,source,summar
 
 /**
  * `catalog_changes` with the list's filters, the picked time range (`created_at` within it) and
- * paging; `configId` narrows to one item's changes.
+ * paging; `configId` (the item's tab, or the URL's) narrows to one item's changes.
  */
 export function changeListQuery(db: DbClient, params: ChangeListParams, options: { configId?: string; range?: TimeRange | null; now: Date }) {
   let query = db.from('catalog_changes').select(CHANGE_SELECT, { count: 'exact' })
-  if (options.configId) query = query.eq('config_id', options.configId)
+  const configId = options.configId ?? params.configId
+  if (configId) query = query.eq('config_id', configId)
   if (params.configType) query = query.eq('type', params.configType)
   if (params.changeType) query = query.eq('change_type', params.changeType)
   if (params.severity) query = query.eq('severity', params.severity)
@@ -301,7 +308,8 @@ const INSIGHT_SELECT = 'id,config_id,config_name,config_type,analyzer,analysis_t
 
 export function insightListQuery(db: DbClient, params: InsightListParams, options: { configId?: string } = {}) {
   let query = db.from('config_analysis_items').select(INSIGHT_SELECT, { count: 'exact' })
-  if (options.configId) query = query.eq('config_id', options.configId)
+  const configId = options.configId ?? params.configId
+  if (configId) query = query.eq('config_id', configId)
   else query = query.is('deleted_at', null)
   if (params.analysisType) query = query.eq('analysis_type', params.analysisType)
   if (params.severity) query = query.eq('severity', params.severity)

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isUuid } from '#contract/uuid.ts'
 import {
   CATALOG_PAGE_SIZES,
   CHANGE_SORT_COLUMNS,
@@ -76,6 +77,14 @@ const pairList = z
   .transform((values) => [...new Set(values.map((value) => value.trim()).filter((value) => splitPair(value) !== null))].slice(0, 20))
   .catch([])
 
+/** An item id: a UUID or nothing (anything else could never match, and must not reach a filter). */
+const configId = z
+  .string()
+  .refine((value) => isUuid(value))
+  .transform((value) => value.toLowerCase())
+  .nullable()
+  .catch(null)
+
 const yesNo = z
   .enum(['yes', 'no'])
   .transform((value) => value === 'yes')
@@ -117,6 +126,7 @@ export function parseCatalogListParams(params: URLSearchParams): CatalogListPara
 }
 
 const ChangeListSchema = z.object({
+  configId,
   configType: optionalText,
   changeType: optionalText,
   severity: optionalText,
@@ -131,6 +141,7 @@ const ChangeListSchema = z.object({
 /** /catalog/changes and an item's Changes tab (the time range is read by `timeRangeFromParams`). */
 export function parseChangeListParams(params: URLSearchParams): ChangeListParams {
   const parsed = ChangeListSchema.parse({
+    configId: params.get('configId'),
     configType: params.get('configType'),
     changeType: params.get('changeType'),
     severity: params.get('severity'),
@@ -146,6 +157,7 @@ export function parseChangeListParams(params: URLSearchParams): ChangeListParams
 }
 
 const InsightListSchema = z.object({
+  configId,
   analysisType: optionalText,
   severity: optionalText,
   status: optionalText,
@@ -160,6 +172,7 @@ const InsightListSchema = z.object({
 /** /catalog/insights and an item's Insights tab. */
 export function parseInsightListParams(params: URLSearchParams): InsightListParams {
   const parsed = InsightListSchema.parse({
+    configId: params.get('configId'),
     analysisType: params.get('analysisType'),
     severity: params.get('severity'),
     status: params.get('status'),

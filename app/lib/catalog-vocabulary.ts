@@ -88,6 +88,8 @@ export type CatalogListParams = {
 }
 
 export type ChangeListParams = {
+  /** One item's changes (the item's Changes tab links here with it). */
+  configId: string | null
   configType: string | null
   changeType: string | null
   severity: string | null
@@ -100,6 +102,7 @@ export type ChangeListParams = {
 }
 
 export type InsightListParams = {
+  configId: string | null
   analysisType: string | null
   severity: string | null
   status: string | null

@@ -1,34 +1,45 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/node'
-import { useLoaderData, useRouteLoaderData } from '@remix-run/react'
-import { ChangesList } from '#app/components/catalog/changes-list.tsx'
+import { Link, useLoaderData, useRouteLoaderData } from '@remix-run/react'
+import { ChangesTable } from '#app/components/catalog/change-columns.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Filter } from '#app/components/ui/icons.tsx'
 import { parseChangeListParams } from '#app/lib/catalog-search.ts'
-import { listChangeFilterOptions, listChanges } from '#app/lib/catalog-screens.server.ts'
+import { listChanges } from '#app/lib/catalog-screens.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
-import { timeRangeFromParams } from '#app/lib/time-range.ts'
 import type { CatalogItemLayoutData } from './_console.catalog.$id.tsx'
 
 export const handle = { feature: 'config', resource: 'database' } satisfies RouteHandle
 
-/** The item's Changes tab: its changes with the same filters, time range and diffs as /catalog/changes. */
+/**
+ * The item's Changes tab: its changes, newest first, sorted and paged in the URL, each diff
+ * unfolding in place. Filters and the time range are /catalog/changes's, narrowed to this item.
+ */
 export async function loader(args: LoaderFunctionArgs) {
   await requireAccess(args, handle)
-  const url = new URL(args.request.url)
-  const params = parseChangeListParams(url.searchParams)
-  const range = timeRangeFromParams(url.searchParams)
+  const params = parseChangeListParams(new URL(args.request.url).searchParams)
   try {
-    const [{ rows, total }, options] = await Promise.all([listChanges(args, params, { configId: args.params.id ?? '', range, now: new Date() }), listChangeFilterOptions(args)])
-    return data({ rows, total, params, range, options })
+    const { rows, total } = await listChanges(args, params, { configId: args.params.id ?? '', now: new Date() })
+    return data({ rows, total, params })
   } catch (error) {
     throw toErrorResponse(error)
   }
 }
 
 export default function CatalogItemChangesRoute() {
-  const { rows, total, params, range, options } = useLoaderData<typeof loader>()
+  const { rows, total, params } = useLoaderData<typeof loader>()
   const layout = useRouteLoaderData<CatalogItemLayoutData>('routes/_console.catalog.$id')
-  return <ChangesList rows={rows} total={total} params={params} range={range} options={options} canLink={layout?.canLink ?? false} withItem={false} />
+  return (
+    <section className="flex flex-col gap-3 p-6" data-testid="config-changes">
+      {layout ? (
+        <Link to={`/catalog/changes?${new URLSearchParams({ configId: layout.id }).toString()}`} className="inline-flex w-fit items-center gap-1 text-sm text-muted-foreground hover:underline" data-testid="config-changes-filter">
+          <Filter aria-hidden="true" className="size-4" />
+          Filter these changes by type, severity and time
+        </Link>
+      ) : null}
+      <ChangesTable rows={rows} total={total} params={params} canLink={layout?.canLink ?? false} withItem={false} />
+    </section>
+  )
 }
 
 export function ErrorBoundary() {

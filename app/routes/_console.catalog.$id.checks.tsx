@@ -1,6 +1,6 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
-import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
+import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { HealthBadge, SeverityBadge } from '#app/components/catalog/catalog-badges.tsx'
@@ -22,28 +22,27 @@ export async function loader(args: LoaderFunctionArgs) {
 
 const checkHref = (check: ConfigCheckRow) => `/health?${new URLSearchParams({ checkId: check.id }).toString()}`
 
-const columns: DataColumn<ConfigCheckRow>[] = [
+const columns: UrlColumn<ConfigCheckRow>[] = [
   {
     id: 'name',
     header: 'Check',
-    accessorFn: (row) => row.name,
     cell: ({ row }) => (
       <Link to={checkHref(row.original)} className="font-medium hover:underline" data-testid="config-check-link">
         {row.original.name}
       </Link>
     ),
   },
-  { id: 'type', header: 'Type', accessorFn: (row) => row.type },
-  { id: 'status', header: 'Status', accessorFn: (row) => row.status, cell: ({ row }) => <HealthBadge health={row.original.status} /> },
-  { id: 'severity', header: 'Severity', accessorFn: (row) => row.severity, cell: ({ row }) => <SeverityBadge severity={row.original.severity} /> },
-  { id: 'last_runtime', header: 'Last run', accessorFn: (row) => row.last_runtime, cell: ({ row }) => <DateTime value={row.original.last_runtime} className="whitespace-nowrap tabular-nums" /> },
+  { id: 'type', header: 'Type', cell: ({ row }) => row.original.type },
+  { id: 'status', header: 'Status', cell: ({ row }) => <HealthBadge health={row.original.status} /> },
+  { id: 'severity', header: 'Severity', cell: ({ row }) => <SeverityBadge severity={row.original.severity} /> },
+  { id: 'last_runtime', header: 'Last run', cell: ({ row }) => <DateTime value={row.original.last_runtime} className="whitespace-nowrap tabular-nums" /> },
 ]
 
 export default function CatalogItemChecksRoute() {
   const { checks } = useLoaderData<typeof loader>()
   return (
     <section className="flex flex-col gap-4 p-6" data-testid="config-checks">
-      <DataTable data={checks} columns={columns} getRowId={(row) => row.id} rowHref={checkHref} testId="config-checks-table" rowTestId="config-check-row" caption="Health checks of this item" />
+      <UrlTable data={checks} columns={columns} getRowId={(row) => row.id} rowHref={checkHref} testId="config-checks-table" caption="Health checks of this item" />
     </section>
   )
 }

@@ -1,6 +1,6 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
-import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
+import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
@@ -22,20 +22,19 @@ export async function loader(args: LoaderFunctionArgs) {
 
 const RUN_TONE: Record<string, 'success' | 'danger' | 'warning' | 'secondary'> = { completed: 'success', failed: 'danger', running: 'warning', cancelled: 'secondary' }
 
-const columns: DataColumn<PlaybookRunRow>[] = [
+const columns: UrlColumn<PlaybookRunRow>[] = [
   {
     id: 'playbook',
     header: 'Playbook',
-    accessorFn: (row) => row.playbook?.title ?? row.playbook?.name,
     cell: ({ row }) => (
       <Link to={`/playbooks/runs/${row.original.id}`} className="font-medium hover:underline" data-testid="config-run-link">
         {row.original.playbook?.title || row.original.playbook?.name || row.original.id}
       </Link>
     ),
   },
-  { id: 'status', header: 'Status', accessorFn: (row) => row.status, cell: ({ row }) => <Badge variant={RUN_TONE[row.original.status ?? ''] ?? 'outline'}>{row.original.status}</Badge> },
-  { id: 'start_time', header: 'Started', accessorFn: (row) => row.start_time ?? row.created_at, cell: ({ row }) => <DateTime value={row.original.start_time ?? row.original.created_at} className="whitespace-nowrap tabular-nums" /> },
-  { id: 'end_time', header: 'Ended', accessorFn: (row) => row.end_time, cell: ({ row }) => <DateTime value={row.original.end_time} className="whitespace-nowrap tabular-nums" /> },
+  { id: 'status', header: 'Status', cell: ({ row }) => <Badge variant={RUN_TONE[row.original.status ?? ''] ?? 'outline'}>{row.original.status}</Badge> },
+  { id: 'start_time', header: 'Started', cell: ({ row }) => <DateTime value={row.original.start_time ?? row.original.created_at} className="whitespace-nowrap tabular-nums" /> },
+  { id: 'end_time', header: 'Ended', cell: ({ row }) => <DateTime value={row.original.end_time} className="whitespace-nowrap tabular-nums" /> },
 ]
 
 export default function CatalogItemPlaybooksRoute() {
@@ -57,7 +56,7 @@ export default function CatalogItemPlaybooksRoute() {
         </div>
       ) : null}
       <h2 className="text-sm font-semibold">Runs</h2>
-      <DataTable data={runs} columns={columns} getRowId={(row) => row.id} rowHref={(row) => `/playbooks/runs/${row.id}`} testId="config-runs-table" rowTestId="config-run-row" caption="Playbook runs against this item" />
+      <UrlTable data={runs} columns={columns} getRowId={(row) => row.id} rowHref={(row) => `/playbooks/runs/${row.id}`} testId="config-runs-table" caption="Playbook runs against this item" />
     </section>
   )
 }

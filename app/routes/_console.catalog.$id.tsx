@@ -1,10 +1,9 @@
 import type { LoaderFunctionArgs } from '@remix-run/node'
 import { Link, NavLink, Outlet, useLoaderData } from '@remix-run/react'
-import { ConfigType, HealthBadge, KeyValueChips } from '#app/components/catalog/catalog-badges.tsx'
-import { tabLinkClass } from '#app/components/catalog/catalog-nav.tsx'
+import { AttachEvidenceLink } from '#app/components/catalog/attach-link.tsx'
+import { ConfigType, HealthBadge, KeyValueChips, tabLinkClass } from '#app/components/catalog/catalog-badges.tsx'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { LinkToIncident } from '#app/components/incidents/attach-evidence.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { Icon } from '#app/components/ui/icons.tsx'
 import { getConfigDetail, listConfigViewTabs } from '#app/lib/catalog-screens.server.ts'
@@ -95,7 +94,7 @@ export default function CatalogItemLayout() {
               </Link>
             </div>
           </div>
-          <LinkToIncident canLink={canLink} target={{ type: 'config', config_id: id, description: `${item.type} ${item.name ?? id} is ${item.health ?? 'unknown'}` }} />
+          <AttachEvidenceLink canLink={canLink} target={{ type: 'config', config_id: id, description: `${item.type} ${item.name ?? id} is ${item.health ?? 'unknown'}` }} />
         </div>
         {item.description ? <p className="text-sm text-muted-foreground">{item.description}</p> : null}
         <dl className="flex flex-wrap gap-x-8 gap-y-2">

@@ -1,6 +1,6 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/node'
 import { useLoaderData } from '@remix-run/react'
-import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
+import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { getViewTab, runConfigView } from '#app/lib/catalog-screens.server.ts'
@@ -34,11 +34,11 @@ function display(value: unknown): string {
 export default function CatalogItemViewRoute() {
   const { view, result } = useLoaderData<typeof loader>()
   const rows: ViewRow[] = 'rows' in result ? result.rows.map((row, index) => ({ ...row, __row: String(index) })) : []
-  const columns: DataColumn<ViewRow>[] = 'columns' in result ? result.columns.map((name) => ({ id: name, header: name, accessorFn: (row: ViewRow) => display(row[name]) })) : []
+  const columns: UrlColumn<ViewRow>[] = 'columns' in result ? result.columns.map((name) => ({ id: name, header: name, cell: ({ row }: { row: { original: ViewRow } }) => display(row.original[name]) })) : []
   return (
     <section className="flex flex-col gap-4 p-6" data-testid="config-view" data-view-id={view.id}>
       <h2 className="text-base font-semibold">{view.title || view.name}</h2>
-      {'error' in result ? <InlineError message={result.error} /> : <DataTable data={rows} columns={columns} getRowId={(row) => row.__row} testId="config-view-table" caption={view.title || view.name} />}
+      {'error' in result ? <InlineError message={result.error} /> : <UrlTable data={rows} columns={columns} getRowId={(row) => row.__row} testId="config-view-table" caption={view.title || view.name} />}
     </section>
   )
 }

@@ -3,7 +3,7 @@ import { Link, useLoaderData, useLocation } from '@remix-run/react'
 import { ConfigType, HealthBadge, KeyValueChips } from '#app/components/catalog/catalog-badges.tsx'
 import { CatalogFilters } from '#app/components/catalog/catalog-filters.tsx'
 import { CatalogNav } from '#app/components/catalog/catalog-nav.tsx'
-import { DataTable, type DataColumn } from '#app/components/data-table/data-table.tsx'
+import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
@@ -57,31 +57,30 @@ function HealthCounts({ health }: { health: TypeSummary['health'] }) {
   )
 }
 
-const summaryColumns: DataColumn<TypeSummary>[] = [
+const summaryColumns: UrlColumn<TypeSummary>[] = [
   {
     id: 'type',
     header: 'Type',
-    accessorFn: (row) => row.type,
     cell: ({ row }) => (
       <Link to={catalogTypeHref(row.original.type)} className="font-medium hover:underline" data-testid="type-link">
         <ConfigType type={row.original.type} />
       </Link>
     ),
   },
-  { id: 'count', header: 'Items', accessorFn: (row) => row.count, cell: ({ row }) => <span className="tabular-nums" data-testid="type-count">{row.original.count}</span> },
-  { id: 'health', header: 'Health', enableSorting: false, cell: ({ row }) => <HealthCounts health={row.original.health} /> },
-  { id: 'changes', header: 'Changes (30d)', accessorFn: (row) => row.changes, cell: ({ row }) => <span className="tabular-nums">{row.original.changes || ''}</span> },
-  { id: 'analysis', header: 'Insights', accessorFn: (row) => row.analysis, cell: ({ row }) => <span className="tabular-nums">{row.original.analysis || ''}</span> },
-  { id: 'cost_30d', header: 'Cost (30d)', accessorFn: (row) => row.cost_30d, cell: ({ row }) => <span className="tabular-nums">{formatCost(row.original.cost_30d)}</span> },
-  { id: 'updated_at', header: 'Updated', accessorFn: (row) => row.updated_at, cell: ({ row }) => <DateTime value={row.original.updated_at} className="whitespace-nowrap tabular-nums" /> },
+  { id: 'count', header: 'Items', cell: ({ row }) => <span className="tabular-nums" data-testid="type-count">{row.original.count}</span> },
+  { id: 'health', header: 'Health', cell: ({ row }) => <HealthCounts health={row.original.health} /> },
+  { id: 'changes', header: 'Changes (30d)', cell: ({ row }) => <span className="tabular-nums">{row.original.changes || ''}</span> },
+  { id: 'analysis', header: 'Insights', cell: ({ row }) => <span className="tabular-nums">{row.original.analysis || ''}</span> },
+  { id: 'cost_30d', header: 'Cost (30d)', cell: ({ row }) => <span className="tabular-nums">{formatCost(row.original.cost_30d)}</span> },
+  { id: 'updated_at', header: 'Updated', cell: ({ row }) => <DateTime value={row.original.updated_at} className="whitespace-nowrap tabular-nums" /> },
 ]
 
-function listColumns(search: string, withType: boolean): DataColumn<ConfigListRow>[] {
+function listColumns(search: string, withType: boolean): UrlColumn<ConfigListRow>[] {
   return [
     {
       id: 'name',
       header: 'Name',
-      accessorFn: (row) => row.name,
+      enableSorting: true,
       cell: ({ row }) => (
         <Link to={`/catalog/${row.original.id}`} className="font-medium hover:underline" data-testid="config-link">
           {row.original.name ?? row.original.id}
@@ -93,15 +92,15 @@ function listColumns(search: string, withType: boolean): DataColumn<ConfigListRo
         </Link>
       ),
     },
-    ...(withType ? [{ id: 'type', header: 'Type', accessorFn: (row: ConfigListRow) => row.type, cell: ({ row }: { row: { original: ConfigListRow } }) => <ConfigType type={row.original.type} /> } satisfies DataColumn<ConfigListRow>] : []),
-    { id: 'health', header: 'Health', accessorFn: (row) => row.health, cell: ({ row }) => <HealthBadge health={row.original.health} testId="config-health" /> },
-    { id: 'status', header: 'Status', accessorFn: (row) => row.status, cell: ({ row }) => <span className="whitespace-nowrap">{row.original.status}</span> },
+    ...(withType ? [{ id: 'type', header: 'Type', enableSorting: true, cell: ({ row }: { row: { original: ConfigListRow } }) => <ConfigType type={row.original.type} /> } satisfies UrlColumn<ConfigListRow>] : []),
+    { id: 'health', header: 'Health', enableSorting: true, cell: ({ row }) => <HealthBadge health={row.original.health} testId="config-health" /> },
+    { id: 'status', header: 'Status', enableSorting: true, cell: ({ row }) => <span className="whitespace-nowrap">{row.original.status}</span> },
     { id: 'tags', header: 'Tags', enableSorting: false, cell: ({ row }) => <KeyValueChips values={row.original.tags} filterParam="tag" search={search} limit={3} /> },
     { id: 'labels', header: 'Labels', enableSorting: false, cell: ({ row }) => <KeyValueChips values={row.original.labels} filterParam="label" search={search} limit={3} /> },
-    { id: 'changes', header: 'Changes (7d)', accessorFn: (row) => row.changes, cell: ({ row }) => <span className="tabular-nums">{row.original.changes || ''}</span> },
+    { id: 'changes', header: 'Changes (7d)', enableSorting: true, cell: ({ row }) => <span className="tabular-nums">{row.original.changes || ''}</span> },
     { id: 'insights', header: 'Insights', enableSorting: false, cell: ({ row }) => <span className="tabular-nums">{countOf(row.original.analysis) || ''}</span> },
-    { id: 'cost_total_30d', header: 'Cost (30d)', accessorFn: (row) => row.cost_total_30d, cell: ({ row }) => <span className="tabular-nums">{formatCost(row.original.cost_total_30d)}</span> },
-    { id: 'updated_at', header: 'Updated', accessorFn: (row) => row.updated_at, cell: ({ row }) => <DateTime value={row.original.updated_at} className="whitespace-nowrap tabular-nums" /> },
+    { id: 'cost_total_30d', header: 'Cost (30d)', enableSorting: true, cell: ({ row }) => <span className="tabular-nums">{formatCost(row.original.cost_total_30d)}</span> },
+    { id: 'updated_at', header: 'Updated', enableSorting: true, cell: ({ row }) => <DateTime value={row.original.updated_at} className="whitespace-nowrap tabular-nums" /> },
   ]
 }
 
@@ -170,7 +169,6 @@ export default function CatalogRoute() {
           testId="catalog-filters"
           search={params.search}
           searchPlaceholder="Search by name"
-          keep={['type', 'sortBy', 'sortDesc', 'pageSize', 'showDeleted', 'label', 'tag']}
           selects={[
             { name: 'health', label: 'Health', value: params.health[0] ?? '', options: CONFIG_HEALTHS },
             ...(params.type ? [{ name: 'status', label: 'Status', value: params.status[0] ?? '', options: statuses }] : []),
@@ -187,9 +185,9 @@ export default function CatalogRoute() {
         </CatalogFilters>
         <ActivePairs params={params} search={search} />
         {view === 'summary' ? (
-          <DataTable data={summary} columns={summaryColumns} getRowId={(row) => row.type} rowHref={(row) => catalogTypeHref(row.type)} testId="catalog-types-table" rowTestId="type-row" caption="Config types" />
+          <UrlTable data={summary} columns={summaryColumns} getRowId={(row) => row.type} rowHref={(row) => catalogTypeHref(row.type)} testId="catalog-types-table" caption="Config types" />
         ) : (
-          <DataTable
+          <UrlTable
             data={rows}
             columns={listColumns(search, !params.type)}
             getRowId={(row) => row.id}
@@ -197,7 +195,6 @@ export default function CatalogRoute() {
             urlSorting={{ id: params.sortBy, desc: params.sortDesc }}
             pagination={{ page: params.page, pageCount, pageSize: params.pageSize, pageSizes: CATALOG_PAGE_SIZES, totalRows: total }}
             testId="catalog-items-table"
-            rowTestId="config-row"
             caption="Config items"
           />
         )}

@@ -82,7 +82,7 @@ export default function CatalogScrapersRoute() {
       <ListPage
         testId="scrapers-page"
         addAction={canWrite ? { label: 'Add Scraper', to: '/catalog/scrapers/new', testId: 'scraper-add' } : null}
-        filterBar={<CatalogFilters testId="scraper-filters" search={params.search} searchPlaceholder="Search by name" selects={[]} keep={['sortBy', 'sortDesc', 'pageSize']} />}
+        filterBar={<CatalogFilters testId="scraper-filters" search={params.search} searchPlaceholder="Search by name" selects={[]} />}
         table={{
           data: rows,
           columns,

@@ -47,7 +47,10 @@ describe('catalog list parameters', () => {
   it('reads the other screens’ parameters with their own defaults', () => {
     expect(parseChangeListParams(new URLSearchParams(''))).toMatchObject({ sortBy: 'created_at', sortDesc: true, page: 1, pageSize: 50, changeType: null })
     expect(parseChangeListParams(new URLSearchParams('sortBy=name&changeType=diff&severity=high'))).toMatchObject({ sortBy: 'name', sortDesc: false, changeType: 'diff', severity: 'high' })
-    expect(parseInsightListParams(new URLSearchParams('status=open&sortBy=nope'))).toMatchObject({ status: 'open', sortBy: 'last_observed', sortDesc: true })
+    expect(parseInsightListParams(new URLSearchParams('status=open&sortBy=nope'))).toMatchObject({ status: 'open', sortBy: 'last_observed', sortDesc: true, configId: null })
+    // An item id narrows a list only when it is a UUID: nothing else can reach the filter.
+    expect(parseChangeListParams(new URLSearchParams('configId=0190A5C4-7D8B-7000-8000-000000000001')).configId).toBe('0190a5c4-7d8b-7000-8000-000000000001')
+    expect(parseInsightListParams(new URLSearchParams('configId=eq.1,or(id)')).configId).toBeNull()
     expect(parseScraperListParams(new URLSearchParams('sortBy=job_time_start'))).toMatchObject({ sortBy: 'job_time_start', sortDesc: true })
     expect(parseSpecFormat(new URLSearchParams('format=yaml'))).toBe('yaml')
     expect(parseSpecFormat(new URLSearchParams('format=xml'))).toBe('json')

@@ -58,3 +58,10 @@ export function KeyValueChips({ values, filterParam, search, limit, testId }: { 
     </ul>
   )
 }
+
+const TAB_LINK_CLASS = 'inline-flex h-9 items-center border-b-2 px-3 text-sm hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring'
+
+/** A catalog tab link's classes; the two states share no utility of the same property (cn refuses conflicts). */
+export function tabLinkClass(isActive: boolean): string {
+  return cn(TAB_LINK_CLASS, isActive ? 'border-primary font-medium text-foreground' : 'border-transparent text-muted-foreground')
+}

@@ -1,6 +1,7 @@
-import { Form, useSearchParams, useSubmit } from '@remix-run/react'
+import { Form, useLocation, useSubmit } from '@remix-run/react'
 import { useRef, type ReactNode } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
+import { HiddenParams } from '#app/components/data-table/hidden-params.tsx'
 import { Button } from '#app/components/ui/button.tsx'
 import { Search } from '#app/components/ui/icons.tsx'
 import { Input } from '#app/components/ui/input.tsx'
@@ -15,10 +16,11 @@ export type FilterSelectProps = { name: string; label: string; value: string | n
 /**
  * A catalog screen's filter bar: a GET form over the URL (so it filters without JavaScript, with
  * an Apply button); hydrated, a change submits at once and the search waits for typing to pause.
- * `keep` lists the parameters the form carries over unchanged (type, sort, page size, range…).
+ * Every other parameter of the URL (type, sort, page size, time range…) is carried over as it is;
+ * paging restarts.
  */
-export function CatalogFilters({ testId, search, searchPlaceholder, selects, keep, children }: { testId: string; search: string; searchPlaceholder: string; selects: FilterSelectProps[]; keep: readonly string[]; children?: ReactNode }) {
-  const [searchParams] = useSearchParams()
+export function CatalogFilters({ testId, search, searchPlaceholder, selects, children }: { testId: string; search: string; searchPlaceholder: string; selects: FilterSelectProps[]; children?: ReactNode }) {
+  const location = useLocation()
   const submit = useSubmit()
   const isHydrated = useHydrated()
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null)
@@ -39,7 +41,7 @@ export function CatalogFilters({ testId, search, searchPlaceholder, selects, kee
         submitForm(event.currentTarget, name === 'search' ? 400 : 0)
       }}
     >
-      {keep.flatMap((name) => searchParams.getAll(name).map((value, index) => <input key={`${name}-${index}`} type="hidden" name={name} value={value} />))}
+      <HiddenParams search={location.search} exclude={['page', 'search', ...selects.map((select) => select.name)]} />
       <div className="flex w-64 flex-col gap-1">
         <Label htmlFor={`${testId}-search`}>Search</Label>
         <Input id={`${testId}-search`} name="search" type="search" defaultValue={search} placeholder={searchPlaceholder} data-testid={`${testId}-search`} />

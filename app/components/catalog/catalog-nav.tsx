@@ -1,5 +1,5 @@
 import { NavLink } from '@remix-run/react'
-import { cn } from '#app/lib/cn.ts'
+import { tabLinkClass } from './catalog-badges.tsx'
 
 const SECTIONS = [
   { to: '/catalog', label: 'Catalog', end: true },
@@ -8,12 +8,6 @@ const SECTIONS = [
   { to: '/catalog/scrapers', label: 'Scrapers' },
 ] as const
 
-const TAB_LINK_CLASS = 'inline-flex h-9 items-center border-b-2 px-3 text-sm hover:text-foreground focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring'
-
-/** A tab link's classes; the two states share no utility of the same property (cn refuses conflicts). */
-export function tabLinkClass(isActive: boolean): string {
-  return cn(TAB_LINK_CLASS, isActive ? 'border-primary font-medium text-foreground' : 'border-transparent text-muted-foreground')
-}
 
 /** The catalog's own sections (spec 000 §2): the sidebar has one Catalog entry, these are its pages. */
 export function CatalogNav() {

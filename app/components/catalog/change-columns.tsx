@@ -1,8 +1,9 @@
 import { Link } from '@remix-run/react'
-import type { DataColumn } from '#app/components/data-table/data-table.tsx'
+import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { ChevronRight } from '#app/components/ui/icons.tsx'
+import { CATALOG_PAGE_SIZES, type ChangeListParams } from '#app/lib/catalog-vocabulary.ts'
 import { DateTime } from '#app/components/date-time.tsx'
-import { LinkToIncident } from '#app/components/incidents/attach-evidence.tsx'
+import { AttachEvidenceLink } from './attach-link.tsx'
 import { ConfigType, SeverityBadge } from './catalog-badges.tsx'
 import { DiffView } from './diff-view.tsx'
 
@@ -41,7 +42,7 @@ function ChangeSummary({ change, canLink }: { change: ChangeListItem; canLink: b
         {change.diff ? <DiffView diff={change.diff} /> : null}
         {hasDetails ? <pre className="max-h-64 overflow-auto rounded-md border bg-card p-2 font-mono text-xs">{JSON.stringify(change.details, null, 2)}</pre> : null}
         <div>
-          <LinkToIncident
+          <AttachEvidenceLink
             canLink={canLink}
             target={{ type: 'config_change', config_change_id: change.id, description: `${change.change_type ?? 'Change'} on ${change.name ?? change.config_id}: ${change.summary ?? ''}`.trim() }}
           />
@@ -52,12 +53,12 @@ function ChangeSummary({ change, canLink }: { change: ChangeListItem; canLink: b
 }
 
 /** The change table's columns, for /catalog/changes and an item's Changes tab (without the item column). */
-export function changeColumns({ canLink, withItem }: { canLink: boolean; withItem: boolean }): DataColumn<ChangeListItem>[] {
+export function changeColumns({ canLink, withItem }: { canLink: boolean; withItem: boolean }): UrlColumn<ChangeListItem>[] {
   return [
     {
       id: 'created_at',
       header: 'Created',
-      accessorFn: (row) => row.created_at,
+      enableSorting: true,
       cell: ({ row }) => <DateTime value={row.original.created_at} className="whitespace-nowrap tabular-nums" />,
     },
     ...(withItem
@@ -65,26 +66,41 @@ export function changeColumns({ canLink, withItem }: { canLink: boolean; withIte
           {
             id: 'name',
             header: 'Item',
-            accessorFn: (row: ChangeListItem) => row.name,
+            enableSorting: true,
             cell: ({ row }: { row: { original: ChangeListItem } }) => (
               <Link to={`/catalog/${row.original.config_id}`} className="flex flex-col hover:underline" data-testid="change-item">
                 <span className="font-medium">{row.original.name ?? row.original.config_id}</span>
                 <ConfigType type={row.original.type} className="text-xs text-muted-foreground" iconClassName="size-3" />
               </Link>
             ),
-          } satisfies DataColumn<ChangeListItem>,
+          } satisfies UrlColumn<ChangeListItem>,
         ]
       : []),
-    { id: 'change_type', header: 'Change', accessorFn: (row) => row.change_type, cell: ({ row }) => <span className="whitespace-nowrap">{row.original.change_type}</span> },
-    { id: 'severity', header: 'Severity', accessorFn: (row) => row.severity, cell: ({ row }) => <SeverityBadge severity={row.original.severity} /> },
+    { id: 'change_type', header: 'Change', enableSorting: true, cell: ({ row }) => <span className="whitespace-nowrap">{row.original.change_type}</span> },
+    { id: 'severity', header: 'Severity', enableSorting: true, cell: ({ row }) => <SeverityBadge severity={row.original.severity} /> },
     { id: 'summary', header: 'Summary', enableSorting: false, cell: ({ row }) => <ChangeSummary change={row.original} canLink={canLink} /> },
-    { id: 'source', header: 'Source', accessorFn: (row) => row.source, cell: ({ row }) => <span className="text-muted-foreground">{row.original.source}</span> },
+    { id: 'source', header: 'Source', enableSorting: true, cell: ({ row }) => <span className="text-muted-foreground">{row.original.source}</span> },
     {
       id: 'created_by',
       header: 'By',
       enableSorting: false,
       cell: ({ row }) => <span className="text-muted-foreground">{row.original.external_created_by ?? ''}</span>,
     },
-    { id: 'count', header: 'Count', accessorFn: (row) => row.count, cell: ({ row }) => <span className="tabular-nums">{row.original.count ?? 1}</span> },
+    { id: 'count', header: 'Count', enableSorting: true, cell: ({ row }) => <span className="tabular-nums">{row.original.count ?? 1}</span> },
   ]
+}
+
+/** The change table alone: sort and paging links in the URL, each row's diff unfolding in place. */
+export function ChangesTable({ rows, total, params, canLink, withItem }: { rows: ChangeListItem[]; total: number; params: Pick<ChangeListParams, 'sortBy' | 'sortDesc' | 'page' | 'pageSize'>; canLink: boolean; withItem: boolean }) {
+  return (
+    <UrlTable
+      data={rows}
+      columns={changeColumns({ canLink, withItem })}
+      getRowId={(row) => row.id}
+      urlSorting={{ id: params.sortBy, desc: params.sortDesc }}
+      pagination={{ page: params.page, pageCount: Math.max(1, Math.ceil(total / params.pageSize)), pageSize: params.pageSize, pageSizes: CATALOG_PAGE_SIZES, totalRows: total }}
+      testId="changes-table"
+      caption="Config changes"
+    />
+  )
 }

@@ -1,14 +1,22 @@
-import { DataTable } from '#app/components/data-table/data-table.tsx'
-import { TimeRangePicker } from '#app/components/time-range/time-range-picker.tsx'
-import { CATALOG_PAGE_SIZES, SEVERITIES, type ChangeListParams } from '#app/lib/catalog-vocabulary.ts'
-import { TIME_RANGE_PARAMS, type TimeRange } from '#app/lib/time-range.ts'
+import { Link } from '@remix-run/react'
+import { lazy, Suspense } from 'react'
+import { TimeRangePicker as ServerRenderedTimeRangePicker } from '#app/components/time-range/time-range-picker.tsx'
+import { X } from '#app/components/ui/icons.tsx'
+import { hrefWith, SEVERITIES, type ChangeListParams } from '#app/lib/catalog-vocabulary.ts'
+import type { TimeRange } from '#app/lib/time-range.ts'
 import { CatalogFilters } from './catalog-filters.tsx'
-import { changeColumns, type ChangeListItem } from './change-columns.tsx'
+import { ChangesTable, type ChangeListItem } from './change-columns.tsx'
+
+// The picker's pop-over opens on demand: its code loads after the page, while the server renders
+// it in place (the pattern of decisions 007 and 014), which keeps the page on its budget.
+const TimeRangePicker = import.meta.env.SSR
+  ? ServerRenderedTimeRangePicker
+  : /* @__PURE__ */ lazy(() => import('#app/components/time-range/time-range-picker.tsx').then((module) => ({ default: module.TimeRangePicker })))
 
 /**
- * A list of changes with its filters, the shared time-range picker (range in the URL, spec 002
- * §2) and a table whose rows unfold their diff: /catalog/changes, and one item's Changes tab
- * (`withItem` false: no item column, no config type filter).
+ * /catalog/changes: every change with its filters, the shared time-range picker (the range in
+ * the URL, spec 002 §2) and a table whose rows unfold their diff; `configId` in the URL (an
+ * item's Changes tab links here with it) narrows to that item.
  */
 export function ChangesList({
   rows,
@@ -17,7 +25,8 @@ export function ChangesList({
   range,
   options,
   canLink,
-  withItem,
+  itemName,
+  search,
 }: {
   rows: ChangeListItem[]
   total: number
@@ -25,9 +34,9 @@ export function ChangesList({
   range: TimeRange | null
   options: { changeTypes: string[]; configTypes: string[] }
   canLink: boolean
-  withItem: boolean
+  itemName: string | null
+  search: string
 }) {
-  const pageCount = Math.max(1, Math.ceil(total / params.pageSize))
   return (
     <section className="flex flex-col gap-4 p-6" data-testid="changes-list">
       <div className="flex flex-wrap items-end justify-between gap-2">
@@ -35,25 +44,23 @@ export function ChangesList({
           testId="change-filters"
           search={params.search}
           searchPlaceholder="Search summary or item"
-          keep={['sortBy', 'sortDesc', 'pageSize', ...TIME_RANGE_PARAMS]}
           selects={[
-            ...(withItem ? [{ name: 'configType', label: 'Config type', value: params.configType, options: options.configTypes }] : []),
+            { name: 'configType', label: 'Config type', value: params.configType, options: options.configTypes },
             { name: 'changeType', label: 'Change type', value: params.changeType, options: options.changeTypes },
             { name: 'severity', label: 'Severity', value: params.severity, options: SEVERITIES },
           ]}
         />
-        <TimeRangePicker mode="range" value={range} testId="changes-range" />
+        <Suspense fallback={null}>
+          <TimeRangePicker mode="range" value={range} testId="changes-range" />
+        </Suspense>
       </div>
-      <DataTable
-        data={rows}
-        columns={changeColumns({ canLink, withItem })}
-        getRowId={(row) => row.id}
-        urlSorting={{ id: params.sortBy, desc: params.sortDesc }}
-        pagination={{ page: params.page, pageCount, pageSize: params.pageSize, pageSizes: CATALOG_PAGE_SIZES, totalRows: total }}
-        testId="changes-table"
-        rowTestId="change-row"
-        caption="Config changes"
-      />
+      {params.configId ? (
+        <Link to={hrefWith(search, { configId: null })} className="inline-flex w-fit items-center gap-1 rounded border bg-muted px-1.5 py-0.5 text-xs hover:bg-accent" data-testid="changes-item-filter">
+          Item: {itemName ?? params.configId}
+          <X aria-hidden="true" className="size-3" />
+        </Link>
+      ) : null}
+      <ChangesTable rows={rows} total={total} params={params} canLink={canLink} withItem />
     </section>
   )
 }

@@ -1,9 +1,10 @@
 import { Link } from '@remix-run/react'
-import type { DataColumn } from '#app/components/data-table/data-table.tsx'
+import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { ChevronRight } from '#app/components/ui/icons.tsx'
+import { CATALOG_PAGE_SIZES, type InsightListParams } from '#app/lib/catalog-vocabulary.ts'
 import { DateTime } from '#app/components/date-time.tsx'
-import { LinkToIncident } from '#app/components/incidents/attach-evidence.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
+import { AttachEvidenceLink } from './attach-link.tsx'
 import { ConfigType, SeverityBadge } from './catalog-badges.tsx'
 
 /** What an insight row shows; the loader's `InsightRow` satisfies it. */
@@ -39,7 +40,7 @@ function InsightFinding({ insight, canLink }: { insight: InsightListItem; canLin
           {insight.source ? `, source ${insight.source}` : ''}
         </p>
         <div>
-          <LinkToIncident
+          <AttachEvidenceLink
             canLink={canLink}
             target={{ type: 'config_analysis', config_analysis_id: insight.id, description: `${insight.analyzer ?? 'Insight'} on ${insight.config_name ?? insight.config_id}: ${insight.message ?? ''}`.trim() }}
           />
@@ -49,28 +50,43 @@ function InsightFinding({ insight, canLink }: { insight: InsightListItem; canLin
   )
 }
 
-export function insightColumns({ canLink, withItem }: { canLink: boolean; withItem: boolean }): DataColumn<InsightListItem>[] {
+export function insightColumns({ canLink, withItem }: { canLink: boolean; withItem: boolean }): UrlColumn<InsightListItem>[] {
   return [
-    { id: 'analyzer', header: 'Insight', accessorFn: (row) => row.analyzer, cell: ({ row }) => <InsightFinding insight={row.original} canLink={canLink} /> },
+    { id: 'analyzer', header: 'Insight', enableSorting: true, cell: ({ row }) => <InsightFinding insight={row.original} canLink={canLink} /> },
     ...(withItem
       ? [
           {
             id: 'config_name',
             header: 'Item',
-            accessorFn: (row: InsightListItem) => row.config_name,
+            enableSorting: true,
             cell: ({ row }: { row: { original: InsightListItem } }) => (
               <Link to={`/catalog/${row.original.config_id}`} className="flex flex-col hover:underline" data-testid="insight-item">
                 <span>{row.original.config_name ?? row.original.config_id}</span>
                 <ConfigType type={row.original.config_type} className="text-xs text-muted-foreground" iconClassName="size-3" />
               </Link>
             ),
-          } satisfies DataColumn<InsightListItem>,
+          } satisfies UrlColumn<InsightListItem>,
         ]
       : []),
-    { id: 'analysis_type', header: 'Type', accessorFn: (row) => row.analysis_type, cell: ({ row }) => <span className="whitespace-nowrap">{row.original.analysis_type}</span> },
-    { id: 'severity', header: 'Severity', accessorFn: (row) => row.severity, cell: ({ row }) => <SeverityBadge severity={row.original.severity} /> },
-    { id: 'status', header: 'Status', accessorFn: (row) => row.status, cell: ({ row }) => (row.original.status ? <Badge variant="outline">{row.original.status}</Badge> : null) },
-    { id: 'first_observed', header: 'First seen', accessorFn: (row) => row.first_observed, cell: ({ row }) => <DateTime value={row.original.first_observed} className="whitespace-nowrap tabular-nums" /> },
-    { id: 'last_observed', header: 'Last seen', accessorFn: (row) => row.last_observed, cell: ({ row }) => <DateTime value={row.original.last_observed} className="whitespace-nowrap tabular-nums" /> },
+    { id: 'analysis_type', header: 'Type', enableSorting: true, cell: ({ row }) => <span className="whitespace-nowrap">{row.original.analysis_type}</span> },
+    { id: 'severity', header: 'Severity', enableSorting: true, cell: ({ row }) => <SeverityBadge severity={row.original.severity} /> },
+    { id: 'status', header: 'Status', enableSorting: true, cell: ({ row }) => (row.original.status ? <Badge variant="outline">{row.original.status}</Badge> : null) },
+    { id: 'first_observed', header: 'First seen', enableSorting: true, cell: ({ row }) => <DateTime value={row.original.first_observed} className="whitespace-nowrap tabular-nums" /> },
+    { id: 'last_observed', header: 'Last seen', enableSorting: true, cell: ({ row }) => <DateTime value={row.original.last_observed} className="whitespace-nowrap tabular-nums" /> },
   ]
+}
+
+/** The insight table alone: sort and paging links in the URL, each finding unfolding in place. */
+export function InsightsTable({ rows, total, params, canLink, withItem }: { rows: InsightListItem[]; total: number; params: Pick<InsightListParams, 'sortBy' | 'sortDesc' | 'page' | 'pageSize'>; canLink: boolean; withItem: boolean }) {
+  return (
+    <UrlTable
+      data={rows}
+      columns={insightColumns({ canLink, withItem })}
+      getRowId={(row) => row.id}
+      urlSorting={{ id: params.sortBy, desc: params.sortDesc }}
+      pagination={{ page: params.page, pageCount: Math.max(1, Math.ceil(total / params.pageSize)), pageSize: params.pageSize, pageSizes: CATALOG_PAGE_SIZES, totalRows: total }}
+      testId="insights-table"
+      caption="Insights"
+    />
+  )
 }

@@ -1,18 +1,17 @@
-import { DataTable } from '#app/components/data-table/data-table.tsx'
-import { CATALOG_PAGE_SIZES, INSIGHT_STATUSES, INSIGHT_TYPES, SEVERITIES, type InsightListParams } from '#app/lib/catalog-vocabulary.ts'
+import { Link } from '@remix-run/react'
+import { X } from '#app/components/ui/icons.tsx'
+import { hrefWith, INSIGHT_STATUSES, INSIGHT_TYPES, SEVERITIES, type InsightListParams } from '#app/lib/catalog-vocabulary.ts'
 import { CatalogFilters } from './catalog-filters.tsx'
-import { insightColumns, type InsightListItem } from './insight-columns.tsx'
+import { InsightsTable, type InsightListItem } from './insight-columns.tsx'
 
-/** A list of insights (config analysis) with its filters: /catalog/insights, and one item's Insights tab. */
-export function InsightsList({ rows, total, params, analyzers, canLink, withItem }: { rows: InsightListItem[]; total: number; params: InsightListParams; analyzers: string[]; canLink: boolean; withItem: boolean }) {
-  const pageCount = Math.max(1, Math.ceil(total / params.pageSize))
+/** /catalog/insights: findings with their filters; `configId` in the URL narrows to one item. */
+export function InsightsList({ rows, total, params, analyzers, canLink, itemName, search }: { rows: InsightListItem[]; total: number; params: InsightListParams; analyzers: string[]; canLink: boolean; itemName: string | null; search: string }) {
   return (
     <section className="flex flex-col gap-4 p-6" data-testid="insights-list">
       <CatalogFilters
         testId="insight-filters"
         search={params.search}
         searchPlaceholder="Search message, item or analyzer"
-        keep={['sortBy', 'sortDesc', 'pageSize']}
         selects={[
           { name: 'analysisType', label: 'Type', value: params.analysisType, options: INSIGHT_TYPES },
           { name: 'severity', label: 'Severity', value: params.severity, options: SEVERITIES },
@@ -20,16 +19,13 @@ export function InsightsList({ rows, total, params, analyzers, canLink, withItem
           { name: 'analyzer', label: 'Analyzer', value: params.analyzer, options: analyzers },
         ]}
       />
-      <DataTable
-        data={rows}
-        columns={insightColumns({ canLink, withItem })}
-        getRowId={(row) => row.id}
-        urlSorting={{ id: params.sortBy, desc: params.sortDesc }}
-        pagination={{ page: params.page, pageCount, pageSize: params.pageSize, pageSizes: CATALOG_PAGE_SIZES, totalRows: total }}
-        testId="insights-table"
-        rowTestId="insight-row"
-        caption="Insights"
-      />
+      {params.configId ? (
+        <Link to={hrefWith(search, { configId: null })} className="inline-flex w-fit items-center gap-1 rounded border bg-muted px-1.5 py-0.5 text-xs hover:bg-accent" data-testid="insights-item-filter">
+          Item: {itemName ?? params.configId}
+          <X aria-hidden="true" className="size-3" />
+        </Link>
+      ) : null}
+      <InsightsTable rows={rows} total={total} params={params} canLink={canLink} withItem />
     </section>
   )
 }
