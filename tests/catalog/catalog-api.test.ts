@@ -4,7 +4,7 @@ import type { Db } from '#server/db/client.ts'
 import { parseDateMath, parseSelector } from '#server/backend/catalog/catalog-input.ts'
 import { parseSearch } from '#server/backend/catalog/resource-search.ts'
 import { useTestApp } from '#tests/support/use-test-app.ts'
-import { bearer } from '#tests/support/test-app.ts'
+import { bearer, TEST_TOKEN } from '#tests/support/test-app.ts'
 
 type Change = { id: string; config_id: string; change_type: string; severity?: string; name?: string; created_at: string; tags?: Record<string, string> }
 type ChangesAnswer = { summary?: Record<string, number>; total?: number; changes?: Change[] }
@@ -289,6 +289,24 @@ describe('catalog API', () => {
       const badJson = await request(testApp.app).post('/api/resources/search').set(bearer).set('content-type', 'application/json').send('{')
       expect(badJson.status).toBe(400)
       expect(badJson.body.error).toMatch(/^bad request: invalid JSON/)
+    })
+  })
+
+  describe('query POSTs with a session cookie', () => {
+    it('need no same-origin proof (they only read, as GET), but still refuse an ambiguous body type', async () => {
+      const login = await request(testApp.app).post('/api/auth/login').send({ username: 'token', password: TEST_TOKEN })
+      expect(login.status).toBe(200)
+      const cookie = login.headers['set-cookie']![0]!.split(';')[0]!
+      // A console loader (GET page) calls these over loopback without vouching for an origin.
+      for (const [path, body] of [['/api/catalog/summary', {}], ['/api/catalog/changes', { type: 'BackOff', from: 'now-3d' }], ['/api/resources/search', { configs: [{ name: 'assets' }] }]] as const) {
+        const answer = await request(testApp.app).post(path).set('Cookie', cookie).send(body)
+        expect(answer.status, `${path}: ${answer.text}`).toBe(200)
+      }
+      const plain = await request(testApp.app).post('/api/catalog/summary').set('Cookie', cookie).set('content-type', 'text/plain').send('{}')
+      expect(plain.status).toBe(415)
+      // Writes still need the console's origin.
+      const write = await request(testApp.app).post('/api/db/properties').set('Cookie', cookie).send({ name: 'forged', value: 'x' })
+      expect(write.status).toBe(403)
     })
   })
 

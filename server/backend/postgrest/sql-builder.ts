@@ -205,6 +205,8 @@ function orderSql(node: PlanNode, terms: OrderTerm[], params: Params): string {
         const column = embed.relation.columnsByName.get(term.field.name)!
         const { from, conditions } = joinConditions(node.alias, embed)
         const operand = fieldOperand(embed.alias, column, term.field, params, false)
+        // A row the caller may not see must not order the parent either.
+        if (embed.guard) conditions.push(embed.guard(params))
         expression = `(SELECT ${operand.sql} FROM ${from} WHERE ${conditions.join(' AND ')} LIMIT 1)`
       } else {
         const column = node.relation.columnsByName.get(term.field.name)!
