@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDb, type TestDb } from '#tests/support/test-db.ts'
+import { createTestDb, TEST_PG_ADMIN_URL, type TestDb } from '#tests/support/test-db.ts'
 import type { Db } from '#server/db/client.ts'
 import type { ScrapeEngine } from '#server/backend/catalog/scrape-engine.ts'
+import { recordSpecTrust } from '#server/backend/health/check-trust.ts'
 import { insertScraper, itemsOf, tempFolder, testScrapeEngine, waitFor } from './scrape-fixtures.ts'
 
 let testDb: TestDb
@@ -252,6 +253,18 @@ items:
     expect(items[0]!.labels).toEqual({ app: 'shop', namespace: 'prod' })
     expect(items[0]!.tags).toEqual({ namespace: 'prod' })
     expect(new Date(items[0]!.created_at).toISOString()).toBe('2026-01-02T03:04:05.000Z')
+  })
+})
+
+describe('postgres scraper entries', () => {
+  it('run as sql entries on PostgreSQL', async () => {
+    const spec = { postgres: [{ connection: TEST_PG_ADMIN_URL, query: "SELECT 'r1' AS id, 'first' AS name UNION ALL SELECT 'r2', 'second'", type: 'Lab::Row', id: '$.id', name: '$.name' }] }
+    const id = await insertScraper(db, 'pg-rows', spec)
+    // The database is this server's own address: reachable only for specs an exec holder wrote.
+    await recordSpecTrust(db, spec, 'server')
+    const outcome = await run(id)
+    expect(outcome.errors ?? []).toEqual([])
+    expect((await itemsOf(db, id)).map((item) => item.name)).toEqual(['first', 'second'])
   })
 })
 

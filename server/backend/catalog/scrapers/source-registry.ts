@@ -15,6 +15,8 @@ const SOURCES: ScraperSource[] = [
   kubernetesFileSource,
   httpSource,
   sqlSource,
+  // `postgres:` entries are sql entries whose driver defaults to PostgreSQL (resource-specs §3.7).
+  { kind: 'postgres', fetch: (entry, context) => sqlSource.fetch({ driver: 'postgres', ...entry }, context) },
 ]
 
 const BY_KIND = new Map(SOURCES.map((source) => [source.kind, source]))
