@@ -177,8 +177,20 @@ async function main() {
     await scenario('changes, recursive all depth 5 from a pod', (i) => timed('/api/catalog/changes', { body: { id: idOf(21_021 + ((i * 101 + 30_000) % 30_000)), recursive: 'all', depth: 5, from: 'now-30d' } }), 100)
     await scenario('changes, everything in the last 2 days, page 3', () => timed('/api/catalog/changes', { body: { page: 3 } }))
     await scenario('changes, last 7 days, type and severity filters, sorted by name', () => timed('/api/catalog/changes', { body: { from: 'now-7d', type: 'diff,BackOff', severity: 'high', tags: 'cluster=cluster-3', sort_by: 'name' } }))
+    // The first summary asking for 3d/7d/30d starts the background count of those windows
+    // (change-windows.ts); later ones read it. Wait for it, as a running console would have.
+    const counting = performance.now()
+    await timed('/api/catalog/summary', { body: { changes: { since: '7d' } } })
+    const state = await createPostgresDb(database.url, { max: 1 })
+    while (!(await state.query<{ counted: boolean }>('SELECT counted_at IS NOT NULL AS counted FROM lookout.config_change_windows_state')).rows[0]?.counted) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    await state.close()
+    console.log(`change windows (3d/7d/30d) counted in the background in ${((performance.now() - counting) / 1000).toFixed(1)} s`)
     await scenario('summary by type', () => timed('/api/catalog/summary', { body: {} }))
     await scenario('summary by type with cost 30d, changes 7d and insights', () => timed('/api/catalog/summary', { body: { cost: '30d', changes: { since: '7d' }, analysis: {} } }))
+    await scenario('summary as /catalog asks it (cost 30d, changes 30d, insights)', () => timed('/api/catalog/summary', { body: { groupBy: ['type'], cost: '30d', deleted: false, changes: { since: '30d' }, analysis: {} } }), 150)
+    await scenario('summary with changes counted live (since 2d)', () => timed('/api/catalog/summary', { body: { changes: { since: '2d' } } }))
     await scenario('summary by cluster tag', () => timed('/api/catalog/summary', { body: { groupBy: ['cluster'] } }))
     await scenario('resource search grammar', (i) => timed('/api/resources/search', { body: { configs: [{ search: `name=pod-2${i % 10}* type=Kubernetes::Pod health=healthy,warning` }] } }))
     await scenario('relationships of a cluster, depth 5', (i) => timed(`/api/catalog/${cluster(i)}/relationships?depth=5&direction=outgoing`))

@@ -189,7 +189,7 @@ export function createBackend(options: {
 
   router.use('/canary', createCanaryRouter({ db, engine: options.engine, logger, authorizer }))
   router.use('/config', createConfigRouter({ db, engine: options.scrapeEngine, logger, authorizer }))
-  router.use('/catalog', createCatalogRouter({ db, authorizer }))
+  router.use('/catalog', createCatalogRouter({ db, authorizer, logger }))
   router.use('/resources', createResourceSearchRouter({ db, authorizer }))
 
   // Sub-bases whose service has not been built yet answer honestly instead of 404.

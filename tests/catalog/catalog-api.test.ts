@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '#server/db/client.ts'
 import { parseDateMath, parseSelector } from '#server/backend/catalog/catalog-input.ts'
 import { parseSearch } from '#server/backend/catalog/resource-search.ts'
+import { createChangeWindows } from '#server/backend/catalog/change-windows.ts'
 import { useTestApp } from '#tests/support/use-test-app.ts'
 import { bearer, TEST_TOKEN } from '#tests/support/test-app.ts'
 
@@ -118,6 +119,28 @@ describe('catalog API', () => {
       const badJson = await request(testApp.app).post('/api/catalog/summary').set(bearer).set('content-type', 'application/json').send('{"groupBy": [')
       expect(badJson.status).toBe(400)
       expect(badJson.body.error).toMatch(/invalid JSON/)
+    })
+
+    it('answers 3d, 7d and 30d from the pre-aggregated counts once refreshed, other windows live', async () => {
+      const windows = createChangeWindows(testApp.db, (error) => {
+        throw error
+      })
+      // A background refresh the API started may hold the lock: wait for ours to run.
+      while (!(await windows.refresh())) await new Promise((resolve) => setTimeout(resolve, 50))
+      const bucketChanges = async (since: string) =>
+        ((await post('/api/catalog/summary', { changes: { since } })).body as Record<string, unknown>[]).find((row) => row.type === 'AWS::S3::Bucket')!.changes
+      const { rows } = await testApp.db.query<{ id: string }>(`INSERT INTO config_changes (config_id, change_type) VALUES ($1, 'UPDATE') RETURNING id`, [estate.bucket])
+      try {
+        // The counts were taken before this change: 7d lags, 2d (not pre-aggregated) counts live.
+        expect(await bucketChanges('7d')).toBe(1)
+        expect(await bucketChanges('2d')).toBe(2)
+        while (!(await windows.refresh())) await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(await bucketChanges('7d')).toBe(2)
+        expect(await bucketChanges('30d')).toBe(2)
+      } finally {
+        await testApp.db.query('DELETE FROM config_changes WHERE id = $1', [rows[0]!.id])
+        while (!(await windows.refresh())) await new Promise((resolve) => setTimeout(resolve, 50))
+      }
     })
 
     it('sums cost over an hour and a day', async () => {

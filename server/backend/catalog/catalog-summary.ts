@@ -4,6 +4,7 @@ import { Params } from '#server/backend/postgrest/sql-builder.ts'
 import { parseDurationMs } from '#contract/canary/duration.ts'
 import { CatalogInputError, filterExpressionSql } from './catalog-input.ts'
 import { visibleItemSql, type ConfigVisibility } from './config-access.ts'
+import type { ChangeWindows } from './change-windows.ts'
 
 /** `POST /api/catalog/summary` (http-api.md §2.2.1): config items per group with health, changes, insights and cost. */
 
@@ -33,18 +34,20 @@ function checkTagKey(key: string, field: string): void {
 }
 
 /** The summary as JSON text (a bare array), computed in one statement. */
-export async function catalogSummary(db: Db, request: SummaryRequest, visibility: ConfigVisibility, now = new Date()): Promise<string> {
+export async function catalogSummary(db: Db, request: SummaryRequest, visibility: ConfigVisibility, windows?: ChangeWindows, now = new Date()): Promise<string> {
   const groupBy = request.groupBy?.length ? [...new Set(request.groupBy)] : ['type']
   for (const key of groupBy) if (key !== 'type') checkTagKey(key, 'groupBy')
   const extraTags = [...new Set(request.tags ?? [])].filter((key) => !groupBy.includes(key))
   for (const key of extraTags) checkTagKey(key, 'tags')
   if (request.cost !== undefined && !(request.cost in COSTS)) throw new CatalogInputError('cost range is not allowed. allowed (1h, 1d, 30d)')
   let since: Date | undefined
+  let windowColumn: string | null = null
   if (request.changes) {
     const text = request.changes.since ?? '7d'
     const ms = parseDurationMs(text)
     if (ms === null || ms <= 0) throw new CatalogInputError(`invalid changes.since "${text}": expected a duration such as 3d, 7d or 30d`)
     since = new Date(now.getTime() - ms)
+    windowColumn = windows ? await windows.columnFor(text) : null
   }
 
   const params = new Params()
@@ -76,7 +79,10 @@ export async function catalogSummary(db: Db, request: SummaryRequest, visibility
   const joinOn = (a: string, b: string) => gs.map((g) => `${a}.${g} IS NOT DISTINCT FROM ${b}.${g}`).join(' AND ')
 
   const ctes: string[] = []
-  if (since) {
+  if (windowColumn) {
+    // 3d, 7d and 30d from the pre-aggregated counts (change-windows.ts); the column name is one of three constants.
+    ctes.push(`changes AS (SELECT w.config_id, w.${windowColumn} AS total FROM lookout.config_change_windows w WHERE w.${windowColumn} > 0)`)
+  } else if (since) {
     ctes.push(`changes AS (SELECT cc.config_id, count(*) AS total FROM public.config_changes cc
       WHERE cc.created_at > ${params.text(since.toISOString())}::timestamptz GROUP BY cc.config_id)`)
   }

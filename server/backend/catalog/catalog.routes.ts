@@ -3,6 +3,8 @@ import { z } from 'zod'
 import type { Db } from '#server/db/client.ts'
 import type { Principal } from '#server/backend/identity/principal.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
+import type { Logger } from 'pino'
+import { createChangeWindows } from './change-windows.ts'
 import { isUuid } from '#contract/uuid.ts'
 import { CatalogInputError } from './catalog-input.ts'
 import { catalogSummary, SummaryRequestSchema } from './catalog-summary.ts'
@@ -21,7 +23,7 @@ import { resourceSearch, SearchRequestSchema } from './resource-search.ts'
 type Handler = (req: Request, res: Response) => Promise<void>
 const handle = (fn: Handler) => (req: Request, res: Response, next: NextFunction) => void fn(req, res).catch(next)
 
-export type CatalogRouterOptions = { db: Db; authorizer: Authorizer }
+export type CatalogRouterOptions = { db: Db; authorizer: Authorizer; logger?: Logger }
 
 function sendJsonText(res: Response, body: string): void {
   res.type('application/json').send(body)
@@ -66,13 +68,14 @@ function bodyOf(req: Request): unknown {
 
 export function createCatalogRouter(options: CatalogRouterOptions): express.Router {
   const { db, authorizer } = options
+  const windows = createChangeWindows(db, (error) => options.logger?.warn({ err: error }, 'change window counts not refreshed'))
   const router = express.Router()
   router.use(jsonBody())
   const visibilityOf = (res: Response) => configVisibility(authorizer, res.locals.principal as Principal | undefined)
 
   router.post('/summary', handle(async (req, res) => {
     const request = SummaryRequestSchema.parse(bodyOf(req))
-    sendJsonText(res, await catalogSummary(db, request, await visibilityOf(res)))
+    sendJsonText(res, await catalogSummary(db, request, await visibilityOf(res), windows))
   }))
 
   const changes: Handler = async (req, res) => {
