@@ -52,13 +52,17 @@ export async function createConsoleHandler(options: {
  * rest wait their turn, first come first served. A page's loaders call this process's own API
  * (/api, which is not limited) over loopback: with every waiting page started at once, those
  * calls queued behind new pages and a few pages took seconds while most took a fraction of that.
- * A request whose client has gone while it waited is not rendered.
+ * A request whose client has gone while it waited is not rendered. The wait is logged with the
+ * request (`turnWaitMs`).
  */
 export function inTurn(handler: RequestHandler, concurrency: number): RequestHandler {
   const limit = pLimit(concurrency)
   return (req: Request, res: Response, next: NextFunction) => {
+    const arrived = performance.now()
     void limit(async () => {
       if (res.destroyed || req.socket.destroyed) return
+      // The request log line says how long the page waited (a saturated console shows it first).
+      res.locals.turnWaitMs = Math.round(performance.now() - arrived)
       await handler(req, res, next)
     })
   }

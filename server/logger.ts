@@ -50,6 +50,11 @@ export function createHttpLogger(logger: Logger) {
       if (res.statusCode >= 400) return 'warn'
       return 'info'
     },
+    // How long a page waited for its turn (server/console.ts `inTurn`), on the pages that did.
+    customProps: (_req, res) => {
+      const waited = (res as { locals?: { turnWaitMs?: unknown } }).locals?.turnWaitMs
+      return typeof waited === 'number' ? { turnWaitMs: waited } : {}
+    },
     serializers: {
       req: (req: { id: string; method: string; url: string }) => ({
         id: req.id,

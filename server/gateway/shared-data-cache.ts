@@ -14,15 +14,19 @@ export const SHARED_DATA_CHANNEL = 'lookout_shared_data'
  * gateway. Entries are promises, stored as the load starts, so the layout, the page and
  * concurrent requests of one session share one call.
  *
- * Freshness: an entry lives `ttlMs` at most, and a write through this process's /api that can
+ * Freshness: an entry is fresh for `ttlMs` (less up to a fifth, at random, so sessions that
+ * filled together do not all reload at once); in the `ttlMs` after that, a page gets the kept
+ * value while one reload runs behind it. A write through this process's /api that can
  * change a page's shell (watchShellWrites: roles, flags, views, sign-out) or a notice on
  * `lookout_shared_data` (any write to those tables, by any process: migration 0230) empties
  * the whole cache. Emptying everything is deliberate: writes are rare next to page loads, one write may
  * change what every session sees (a role, a flag), and a rule per path would be one more place
  * to forget. A failed load is never kept.
  *
- * Hand-written rather than lru-cache: the Map's insertion order gives the eviction, and the
- * cache needs "store the promise, drop it on failure or invalidation", which is the whole code.
+ * Hand-written rather than lru-cache (not a dependency; its fetch() would give the stale window
+ * too): the Map's insertion order gives the eviction, and the cache needs "share the promise from
+ * the moment the load starts, drop it on failure or invalidation", which lru-cache keeps only
+ * once a value has arrived, so a write overlapping a load could leave that load's answer kept.
  */
 export type SharedDataCache = {
   /** `load()`'s promise, shared with every caller asking for the same key within the TTL. */
@@ -32,13 +36,37 @@ export type SharedDataCache = {
   readonly size: number
 }
 
-type Entry = { value: Promise<unknown>; freshUntil: number }
+type Entry = { value: Promise<unknown>; freshUntil: number; staleUntil: number; settled: boolean; refreshing: boolean }
 
-export function createSharedDataCache(options: { ttlMs: number; maxEntries: number; now?: () => number }): SharedDataCache {
+/** Share of the TTL taken off at random per entry, so sessions that filled together expire apart. */
+const TTL_JITTER = 0.2
+
+export function createSharedDataCache(options: { ttlMs: number; maxEntries: number; now?: () => number; random?: () => number }): SharedDataCache {
   const { ttlMs, maxEntries } = options
   const now = options.now ?? Date.now
+  const random = options.random ?? Math.random
   const entries = new Map<string, Entry>()
   const enabled = ttlMs > 0 && maxEntries > 0
+
+  function store(key: string, value: Promise<unknown>): Entry {
+    const freshUntil = now() + ttlMs * (1 - TTL_JITTER * random())
+    const entry: Entry = { value, freshUntil, staleUntil: freshUntil + ttlMs, settled: false, refreshing: false }
+    entries.delete(key)
+    entries.set(key, entry)
+    value.then(
+      () => {
+        entry.settled = true
+      },
+      () => {
+        if (entries.get(key) === entry) entries.delete(key)
+      },
+    )
+    while (entries.size > maxEntries) {
+      const oldest = entries.keys().next().value as string
+      entries.delete(oldest)
+    }
+    return entry
+  }
 
   return {
     get size() {
@@ -47,19 +75,28 @@ export function createSharedDataCache(options: { ttlMs: number; maxEntries: numb
     remember<T>(key: string, load: () => Promise<T>): Promise<T> {
       if (!enabled) return load()
       const found = entries.get(key)
-      if (found && found.freshUntil > now()) return found.value as Promise<T>
-      if (found) entries.delete(key)
-      const value = load()
-      const entry: Entry = { value, freshUntil: now() + ttlMs }
-      entries.set(key, entry)
-      value.catch(() => {
-        if (entries.get(key) === entry) entries.delete(key)
-      })
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next().value as string
-        entries.delete(oldest)
+      const at = now()
+      // A load still under way is shared even past its TTL: a second one would only race it.
+      if (found && (found.freshUntil > at || !found.settled)) return found.value as Promise<T>
+      if (found && found.staleUntil > at) {
+        // Just expired: this page gets what the entry holds and the next one the reloaded value,
+        // so pages never wait for the shell's four calls because a timer ran out (invalidation,
+        // which empties the cache, still makes the next page load afresh). The refresh replaces
+        // the entry only if nothing emptied the cache meanwhile; a failed refresh leaves the old
+        // value until its stale time ends, when a page loads (and reports the failure) itself.
+        if (!found.refreshing) {
+          found.refreshing = true
+          const value = load()
+          value.then(
+            () => {
+              if (entries.get(key) === found) store(key, value)
+            },
+            () => undefined,
+          )
+        }
+        return found.value as Promise<T>
       }
-      return value
+      return store(key, load()).value as Promise<T>
     },
     invalidate() {
       entries.clear()

@@ -2,7 +2,9 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { afterEach, describe, expect, it } from 'vitest'
+import pino from 'pino'
 import { inTurn } from '#server/console.ts'
+import { createHttpLogger } from '#server/logger.ts'
 
 /** A page that takes `ms` and records when it ran, behind `inTurn`. */
 async function serveSlowPages(concurrency: number, ms: number) {
@@ -64,5 +66,32 @@ describe('page requests in turn (LOOKOUT_PAGE_CONCURRENCY)', () => {
     expect(await first).toBe('page first')
     expect(await fetch(`${pages.base}/page/after`).then((r) => r.text())).toBe('page after')
     expect(pages.log.map((entry) => entry.id)).toEqual(['first', 'after'])
+  })
+
+  it('logs how long a page waited for its turn', async () => {
+    const lines: Array<{ req?: { url?: string }; turnWaitMs?: number }> = []
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) })
+    const app = express()
+    app.use(createHttpLogger(logger))
+    app.get(
+      '/page/:id',
+      inTurn(async (req, res) => {
+        await new Promise((resolve) => setTimeout(resolve, 80))
+        res.send(`page ${req.params.id}`)
+      }, 1),
+    )
+    app.get('/api/call', (_req, res) => void res.send('not in turn'))
+    const server = http.createServer(app)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    close = () => new Promise<void>((resolve) => server.close(() => resolve()))
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const first = fetch(`${base}/page/first`).then((r) => r.text())
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    await Promise.all([first, fetch(`${base}/page/second`).then((r) => r.text()), fetch(`${base}/api/call`).then((r) => r.text())])
+    const waitOf = (url: string) => lines.find((line) => line.req?.url === url)?.turnWaitMs
+    expect(waitOf('/page/first')).toBeLessThan(30)
+    // The second page waited while the first took its 80 ms.
+    expect(waitOf('/page/second')).toBeGreaterThanOrEqual(50)
+    expect(lines.find((line) => line.req?.url === '/api/call')).not.toHaveProperty('turnWaitMs')
   })
 })

@@ -24,16 +24,80 @@ async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> 
 describe('shared-data cache', () => {
   it('shares one load between concurrent callers and keeps it for the TTL only', async () => {
     let clock = 0
-    const cache = createSharedDataCache({ ttlMs: 1000, maxEntries: 10, now: () => clock })
+    const cache = createSharedDataCache({ ttlMs: 1000, maxEntries: 10, now: () => clock, random: () => 0 })
     let loads = 0
     const load = async () => ++loads
     expect(await Promise.all([cache.remember('a', load), cache.remember('a', load)])).toEqual([1, 1])
     clock = 999
     expect(await cache.remember('a', load)).toBe(1)
-    clock = 1000
+    // Past the TTL by more than one more TTL: the page waits for a new load.
+    clock = 2000
     expect(await cache.remember('a', load)).toBe(2)
     cache.invalidate()
     expect(await cache.remember('a', load)).toBe(3)
+  })
+
+  it('answers a just-expired entry at once while one reload runs, and keeps the reloaded value', async () => {
+    let clock = 0
+    const cache = createSharedDataCache({ ttlMs: 1000, maxEntries: 10, now: () => clock, random: () => 0 })
+    let loads = 0
+    let release: () => void = () => undefined
+    const slowLoad = () => new Promise<number>((resolve) => (release = () => resolve(++loads)))
+    const first = cache.remember('a', slowLoad)
+    release()
+    expect(await first).toBe(1)
+    clock = 1500
+    // Two pages in the stale window: both get the kept value, and only one reload starts.
+    expect(await cache.remember('a', slowLoad)).toBe(1)
+    expect(await cache.remember('a', slowLoad)).toBe(1)
+    release()
+    await until(() => loads === 2)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(await cache.remember('a', async () => -1)).toBe(2)
+    expect(loads).toBe(2)
+  })
+
+  it('drops a reload that a write overtook, and serves nothing stale after an invalidation', async () => {
+    let clock = 0
+    const cache = createSharedDataCache({ ttlMs: 1000, maxEntries: 10, now: () => clock, random: () => 0 })
+    expect(await cache.remember('a', async () => 'before')).toBe('before')
+    clock = 1200
+    let release: () => void = () => undefined
+    expect(await cache.remember('a', () => new Promise<string>((resolve) => (release = () => resolve('reloaded before the write'))))).toBe('before')
+    cache.invalidate()
+    release()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(await cache.remember('a', async () => 'after the write')).toBe('after the write')
+  })
+
+  it('keeps serving the old value when a reload fails, until its stale time ends', async () => {
+    let clock = 0
+    const cache = createSharedDataCache({ ttlMs: 1000, maxEntries: 10, now: () => clock, random: () => 0 })
+    expect(await cache.remember('a', async () => 'kept')).toBe('kept')
+    clock = 1100
+    expect(await cache.remember('a', () => Promise.reject(new Error('down')))).toBe('kept')
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    clock = 1900
+    expect(await cache.remember('a', async () => 'not yet')).toBe('kept')
+    clock = 2100
+    await expect(cache.remember('a', () => Promise.reject(new Error('still down')))).rejects.toThrow('still down')
+  })
+
+  it('spreads expiry: entries filled together expire within the last fifth of the TTL', async () => {
+    let clock = 0
+    const draws = [0, 0.5, 0.999]
+    const cache = createSharedDataCache({ ttlMs: 1000, maxEntries: 10, now: () => clock, random: () => draws.shift() ?? 0 })
+    for (const key of ['a', 'b', 'c']) await cache.remember(key, async () => `${key}1`)
+    clock = 850
+    const reloaded: string[] = []
+    for (const key of ['a', 'b', 'c']) {
+      await cache.remember(key, async () => {
+        reloaded.push(key)
+        return `${key}2`
+      })
+    }
+    // a is fresh for 1000 ms, b for 900 and c for 800.2: only c had expired at 850.
+    expect(reloaded).toEqual(['c'])
   })
 
   it('keeps no failure, and at most maxEntries (oldest go first)', async () => {
