@@ -212,6 +212,39 @@ describe('transform', () => {
   })
 })
 
+describe('retention', () => {
+  it('removes old changes by age, soft-deletes items by updated age and purges deleted ones by deleted age', async () => {
+    const files = folder({ 'a.json': '{"id": "a", "n": 1}', 'b.json': '{"id": "b"}', 'c.json': '{"id": "c"}' })
+    const id = await insertScraper(db, 'retained', {
+      retention: { changes: [{ name: 'diff', age: '1h' }], types: [{ name: 'Lab::Kept', updatedAge: '2h', deletedAge: '1d' }] },
+      file: [{ type: 'Lab::Kept', id: '$.id', paths: [path.join(files.dir, '*.json')] }],
+    })
+    await run(id)
+    files.write('a.json', '{"id": "a", "n": 2}')
+    files.remove('b.json')
+    await run(id)
+    const byName = async () => Object.fromEntries((await itemsOf(db, id)).map((item) => [item.name, item]))
+    const items = await byName()
+    expect(items.b!.deleted_at).not.toBeNull()
+    expect(await changesOf(items.a!.id)).toHaveLength(1)
+    // Age them: a's change two hours old, b deleted two days ago, c not updated for three hours.
+    // (Past the update triggers, which keep the first deletion time and stamp updated_at.)
+    await db.transaction(async (tx) => {
+      await tx.query('SET LOCAL session_replication_role = replica')
+      await tx.query("UPDATE config_changes SET created_at = now() - interval '2 hours' WHERE config_id = $1", [items.a!.id])
+      await tx.query("UPDATE config_items SET deleted_at = now() - interval '2 days' WHERE id = $1", [items.b!.id])
+      await tx.query("UPDATE config_items SET updated_at = now() - interval '3 hours' WHERE id = $1", [items.c!.id])
+    })
+    await run(id)
+    const after = await byName()
+    expect(await changesOf(items.a!.id)).toEqual([])
+    expect(after.b).toBeUndefined()
+    expect(after.c!.deleted_at).not.toBeNull()
+    expect(after.c!.delete_reason).toBe('retention')
+    expect(after.a!.deleted_at).toBeNull()
+  })
+})
+
 describe('exec and kubernetesFile scrapers', () => {
   it('reads a script\'s JSON output, one config per element', async () => {
     const id = await insertScraper(db, 'exec-scraper', {
