@@ -32,10 +32,9 @@ export async function configRelationships(db: Db, id: string, query: Relationshi
   const item = (direction: 'incoming' | 'outgoing') => `coalesce((SELECT json_agg(jsonb_build_object(
       'id', c.id, 'name', c.name, 'type', c.type, 'health', c.health, 'status', c.status, 'tags', c.tags,
       'deleted_at', c.deleted_at, 'depth', r.depth, 'direction', r.direction, 'relation', r.relation,
-      'related_ids', coalesce(n.related_ids, '[]'::jsonb))
+      'related_ids', coalesce((SELECT n.map FROM neighbours n) -> (c.id::text || ':' || r.direction), '[]'::jsonb))
       ORDER BY r.depth, c.name, c.id)
     FROM reached r JOIN public.config_items c ON c.id = r.id
-    LEFT JOIN neighbours n ON n.id = r.id AND n.direction = r.direction
     WHERE r.direction = '${direction}' AND (${includeDeleted} OR c.deleted_at IS NULL)${visible ? ` AND ${visible}` : ''}), '[]')`
   const sql = `WITH anchor AS (
       SELECT ci.id, ci.path FROM public.config_items ci WHERE ci.id = ${anchor}${visibleAnchor ? ` AND ${visibleAnchor}` : ''}),
@@ -49,8 +48,11 @@ export async function configRelationships(db: Db, id: string, query: Relationshi
         FROM unnest(string_to_array(a.path, '.')) WITH ORDINALITY AS s (value, position)) AS p
       WHERE ${walkIn ? 'true' : 'false'} AND text_to_uuid(p.value) IS NOT NULL AND text_to_uuid(p.value) <> a.id
         AND (p.total - p.position + 1) <= ${params.text(String(query.depth))}::int),
+    -- One object keyed by "<id>:<direction>": each item's lookup is a key read, not a join the
+    -- planner may turn into a nested loop over thousands of rows.
     neighbours AS (
-      SELECT e.id, e.direction, jsonb_agg(DISTINCT e.related_id) AS related_ids FROM edges e GROUP BY e.id, e.direction),
+      SELECT coalesce(jsonb_object_agg(x.key, x.ids), '{}'::jsonb) AS map
+      FROM (SELECT e.id::text || ':' || e.direction AS key, jsonb_agg(DISTINCT e.related_id) AS ids FROM edges e GROUP BY e.id, e.direction) x),
     reached AS (
       SELECT x.id, x.direction, min(x.depth) AS depth, (array_agg(x.relation ORDER BY x.depth))[1] AS relation
       FROM (
