@@ -1,4 +1,3 @@
-import type { Params } from './sql-builder.ts'
 import { PostgrestError, parseError, unknownColumn } from './errors.ts'
 import {
   parseFilterExpression,
@@ -127,9 +126,15 @@ export type PlanNode = {
   limit: number | null
   offset: number | null
   embeds: Map<string, EmbedNode>
-  /** Row-level access: a condition every row of this level must meet (set by the router's rowGuard). */
-  guard?: (params: Params) => string
+  /**
+   * Row-level access: a condition every row of this level must meet (set by the router's
+   * rowGuard), its values bound through the statement's parameters (sql-builder's `Params`).
+   */
+  guard?: (params: GuardParams) => string
 }
+
+/** What a row guard may bind: sql-builder's `Params`, named here so the plan does not import the builder. */
+export type GuardParams = { readonly values: (string | string[] | null)[]; text(value: string): string; textArray(values: string[]): string }
 
 export type EmbedNode = PlanNode & {
   relationship: Relationship
