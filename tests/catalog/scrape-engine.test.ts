@@ -5,6 +5,7 @@ import { createTestDb, TEST_PG_ADMIN_URL, type TestDb } from '#tests/support/tes
 import type { Db } from '#server/db/client.ts'
 import type { ScrapeEngine } from '#server/backend/catalog/scrape-engine.ts'
 import { recordSpecTrust } from '#server/backend/health/check-trust.ts'
+import { parseGoTime } from '#server/backend/catalog/scrape-pipeline.ts'
 import { insertScraper, itemsOf, tempFolder, testScrapeEngine, waitFor } from './scrape-fixtures.ts'
 
 let testDb: TestDb
@@ -148,6 +149,33 @@ describe('file scraper', () => {
     const outcome = await run(id)
     expect(outcome.summary).toMatchObject({ deleted: 0, unchanged: 1 })
     expect((await itemsOf(db, id)).every((item) => item.deleted_at === null)).toBe(true)
+  })
+})
+
+describe('timestamps', () => {
+  it('reads Go layouts', () => {
+    expect(parseGoTime('2026-03-04 05:06:07', '2006-01-02 15:04:05')!.toISOString()).toBe('2026-03-04T05:06:07.000Z')
+    expect(parseGoTime('04/Mar/2026:05:06:07 +0100', '02/Jan/2006:15:04:05 -0700')!.toISOString()).toBe('2026-03-04T04:06:07.000Z')
+    expect(parseGoTime('2026-03-04T05:06:07.250Z', '2006-01-02T15:04:05.999Z07:00')!.toISOString()).toBe('2026-03-04T05:06:07.250Z')
+    expect(parseGoTime('Mar 4, 2026 at 5:06pm', 'Jan 2, 2006 at 3:04pm')!.toISOString()).toBe('2026-03-04T17:06:00.000Z')
+    expect(parseGoTime('yesterday', '2006-01-02')).toBeNull()
+  })
+
+  it('sets created_at from createFields and deletes items whose deleteFields hold a time', async () => {
+    const files = folder({
+      'live.json': '{"id": "live", "made": "2025-12-01 08:00:00"}',
+      'gone.json': '{"id": "gone", "made": "2025-12-02 08:00:00", "removed": "2026-01-05 09:30:00"}',
+    })
+    const id = await insertScraper(db, 'timestamps', {
+      file: [{ type: 'Lab::Dated', id: '$.id', createFields: ['$.created', '$.made'], deleteFields: ['$.removed'], timestampFormat: '2006-01-02 15:04:05', paths: [path.join(files.dir, '*.json')] }],
+    })
+    await run(id)
+    const items = Object.fromEntries((await itemsOf(db, id)).map((item) => [item.name, item]))
+    expect(new Date(items.live!.created_at).toISOString()).toBe('2025-12-01T08:00:00.000Z')
+    expect(items.live!.deleted_at).toBeNull()
+    expect(new Date(items.gone!.deleted_at!).toISOString()).toBe('2026-01-05T09:30:00.000Z')
+    // Deleted at the source and unchanged: a re-run writes nothing for it.
+    expect((await run(id)).summary).toMatchObject({ unchanged: 2, updated: 0, added: 0 })
   })
 })
 

@@ -256,13 +256,79 @@ function relationshipSelectors(rules: unknown, variables: Record<string, unknown
   return selectors
 }
 
-function timestampOf(paths: unknown, config: unknown): string | null {
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']
+
+/** Go layout elements (time.Format reference time Mon Jan 2 15:04:05 MST 2006), longest first. */
+const LAYOUT_TOKENS: [string, string, string][] = [
+  ['January', 'month', '[A-Za-z]+'], ['Monday', 'skip', '[A-Za-z]+'], ['2006', 'year', '\\d{4}'],
+  ['Z07:00', 'zone', 'Z|[+-]\\d{2}:\\d{2}'], ['-07:00', 'zone', '[+-]\\d{2}:\\d{2}'], ['Z0700', 'zone', 'Z|[+-]\\d{4}'],
+  ['-0700', 'zone', '[+-]\\d{4}'], ['.000000000', 'fraction', '\\.\\d+'], ['.999999999', 'fraction', '(?:\\.\\d+)?'],
+  ['.000000', 'fraction', '\\.\\d+'], ['.999999', 'fraction', '(?:\\.\\d+)?'], ['.000', 'fraction', '\\.\\d+'],
+  ['.999', 'fraction', '(?:\\.\\d+)?'], ['Jan', 'month', '[A-Za-z]{3}'], ['Mon', 'skip', '[A-Za-z]{3}'], ['MST', 'skip', '[A-Z]{2,5}'],
+  ['15', 'hour', '\\d{2}'], ['03', 'hour12', '\\d{2}'], ['01', 'month', '\\d{2}'], ['02', 'day', '\\d{2}'], ['_2', 'day', ' ?\\d{1,2}'],
+  ['04', 'minute', '\\d{2}'], ['05', 'second', '\\d{2}'], ['06', 'year2', '\\d{2}'], ['PM', 'ampm', 'AM|PM'], ['pm', 'ampm', 'am|pm'],
+  ['1', 'month', '\\d{1,2}'], ['2', 'day', '\\d{1,2}'], ['3', 'hour12', '\\d{1,2}'], ['4', 'minute', '\\d{1,2}'], ['5', 'second', '\\d{1,2}'],
+]
+
+/**
+ * Reads `text` by a Go time layout (`timestampFormat`, e.g. `2006-01-02 15:04:05`); a time
+ * without a zone is UTC. Null when the text does not fit the layout.
+ */
+export function parseGoTime(text: string, layout: string): Date | null {
+  const fields: string[] = []
+  let pattern = ''
+  for (let index = 0; index < layout.length;) {
+    const token = LAYOUT_TOKENS.find(([element]) => layout.startsWith(element, index))
+    if (token) {
+      fields.push(token[1])
+      pattern += `(${token[2]})`
+      index += token[0].length
+    } else {
+      pattern += layout[index]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      index += 1
+    }
+  }
+  const match = new RegExp(`^${pattern}$`).exec(text.trim())
+  if (!match) return null
+  const parts = { year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 0, ms: 0, offsetMin: 0, pm: null as boolean | null }
+  fields.forEach((field, position) => {
+    const value = match[position + 1] ?? ''
+    switch (field) {
+      case 'year': parts.year = Number(value); break
+      case 'year2': parts.year = 2000 + Number(value); break
+      case 'month': parts.month = /^\d+$/.test(value) ? Number(value) : MONTHS.indexOf(value.slice(0, 3).toLowerCase()) + 1; break
+      case 'day': parts.day = Number(value.trim()); break
+      case 'hour': case 'hour12': parts.hour = Number(value); break
+      case 'minute': parts.minute = Number(value); break
+      case 'second': parts.second = Number(value); break
+      case 'fraction': parts.ms = value ? Math.round(Number(`0${value}`) * 1000) : 0; break
+      case 'ampm': parts.pm = value.toLowerCase() === 'pm'; break
+      case 'zone': {
+        if (value === 'Z') break
+        const zone = /^([+-])(\d{2}):?(\d{2})$/.exec(value)
+        if (zone) parts.offsetMin = (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3]))
+        break
+      }
+    }
+  })
+  if (parts.pm !== null) parts.hour = (parts.hour % 12) + (parts.pm ? 12 : 0)
+  if (parts.month < 1) return null
+  const time = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second, parts.ms) - parts.offsetMin * 60_000
+  return Number.isNaN(time) ? null : new Date(time)
+}
+
+/** The first createFields/deleteFields path with a value, as a time (the entry's `timestampFormat`, RFC 3339 by default; numbers are Unix seconds or ms). */
+function timestampOf(paths: unknown, config: unknown, layout: unknown): string | null {
   if (!Array.isArray(paths)) return null
   for (const path of paths) {
     if (typeof path !== 'string') continue
     const value = isJsonPath(path) ? jsonPathAll(path, config)[0] : undefined
     if (value === undefined || value === null || value === '') continue
-    const time = typeof value === 'number' ? new Date(value < 1e12 ? value * 1000 : value) : new Date(String(value))
+    const time = typeof value === 'number'
+      ? new Date(value < 1e12 ? value * 1000 : value)
+      : typeof layout === 'string' && layout !== ''
+        ? parseGoTime(String(value), layout) ?? new Date(Number.NaN)
+        : new Date(String(value))
     if (!Number.isNaN(time.getTime())) return time.toISOString()
   }
   return null
@@ -403,7 +469,7 @@ function buildItem(
   }
 
   const properties = Array.isArray(overrides.properties) ? overrides.properties : Array.isArray(entry.properties) ? entry.properties : null
-  const deletedAt = timestampOf(entry.deleteFields, original)
+  const deletedAt = timestampOf(entry.deleteFields, original, entry.timestampFormat)
   return {
     key: `${type}\u0000${externalId}`,
     externalId,
@@ -420,7 +486,7 @@ function buildItem(
     properties,
     config,
     source: document.source,
-    createdAt: timestampOf(entry.createFields, original) ?? defaults.createdAt ?? null,
+    createdAt: timestampOf(entry.createFields, original, entry.timestampFormat) ?? defaults.createdAt ?? null,
     deletedAt,
     locations,
     analysis: analysisList(overrides.analysis),
