@@ -41,6 +41,8 @@ export function createChangeWindows(db: Db, onError: (error: unknown) => void): 
         WHERE cc.created_at > now() - interval '30 days'
         GROUP BY cc.config_id;
         UPDATE lookout.config_change_windows_state SET counted_at = now();`)
+      // The summary joins these rows to every item: its plan needs their count, which changed.
+      await tx.exec('ANALYZE lookout.config_change_windows')
       return true
     })
   }
