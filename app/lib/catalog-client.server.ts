@@ -56,7 +56,7 @@ const SummaryRowSchema = z
 export type CatalogSummaryRow = z.infer<typeof SummaryRowSchema>
 
 export async function getCatalogSummary(args: ApiArgs, request: CatalogSummaryRequest = {}): Promise<CatalogSummaryRow[]> {
-  const { data } = await apiJson<unknown>(args, '/api/catalog/summary', { method: 'POST', json: request })
+  const { data } = await apiJson<unknown>(args, '/catalog/summary', { method: 'POST', json: request })
   return parseAnswer(z.array(SummaryRowSchema), data, 'catalog summary')
 }
 
@@ -133,7 +133,7 @@ const ChangesAnswerSchema = z.object({
 export type CatalogChangesPage = { summary: Record<string, number>; total: number; changes: CatalogChange[] }
 
 export async function getCatalogChanges(args: ApiArgs, request: CatalogChangesRequest = {}): Promise<CatalogChangesPage> {
-  const { data } = await apiJson<unknown>(args, '/api/catalog/changes', { method: 'POST', json: request })
+  const { data } = await apiJson<unknown>(args, '/catalog/changes', { method: 'POST', json: request })
   // The API leaves out empty members (http-api.md §2.2.2).
   const answer = parseAnswer(ChangesAnswerSchema, data, 'catalog changes')
   return { summary: answer.summary ?? {}, total: answer.total ?? 0, changes: answer.changes ?? [] }
@@ -220,7 +220,7 @@ export type ResourceSearchResult = Record<SearchKind, FoundResource[]>
 const SearchAnswerSchema = z.object(Object.fromEntries(SEARCH_KINDS.map((kind) => [kind, z.array(FoundSchema).optional()])) as Record<SearchKind, z.ZodOptional<z.ZodArray<typeof FoundSchema>>>)
 
 export async function searchResources(args: ApiArgs, request: ResourceSearchRequest): Promise<ResourceSearchResult> {
-  const { data } = await apiJson<unknown>(args, '/api/resources/search', { method: 'POST', json: request })
+  const { data } = await apiJson<unknown>(args, '/resources/search', { method: 'POST', json: request })
   const answer = parseAnswer(SearchAnswerSchema, data, 'resource search')
   // Kinds without hits are left out of the answer (http-api.md §2.2.3).
   return Object.fromEntries(SEARCH_KINDS.map((kind) => [kind, answer[kind] ?? []])) as ResourceSearchResult
@@ -282,7 +282,7 @@ export async function getConfigRelationships(
   const search = query.toString()
   const suffix = search ? `?${search}` : ''
   try {
-    const { data } = await apiJson<unknown>(args, `/api/catalog/${encodeURIComponent(id)}/relationships${suffix}`)
+    const { data } = await apiJson<unknown>(args, `/catalog/${encodeURIComponent(id)}/relationships${suffix}`)
     return parseAnswer(RelationshipsSchema, data, 'config relationships')
   } catch (error) {
     if (error instanceof GatewayError && error.status === 404) return null
