@@ -216,7 +216,7 @@ test.describe('catalog', () => {
     await expect(page).toHaveURL(/\/incidents\/link\?type=config&config_id=[0-9a-f-]{36}/)
   })
 
-  test('scrapers: the list, a read-only scraper, and one created from a type form, run, edited and deleted', async ({ page }) => {
+  test('scrapers: the list, a read-only scraper, and one created from a type form, edited and deleted', async ({ page }) => {
     test.setTimeout(120_000)
     await signInWithToken(page, '/catalog/scrapers')
     await ready(page)
