@@ -5,7 +5,7 @@
  * changed (diff changes). Peak RSS of this process is reported (the engine runs in it).
  *
  *   npx tsx bench/catalog-scrape.ts        (needs PostgreSQL on 127.0.0.1:5432, user postgres)
- *   BENCH_DOCUMENTS=10000
+ *   BENCH_DOCUMENTS=10000 BENCH_DB=postgres|pglite   (PGlite in memory: the embedded default, for comparison)
  *
  * Targets: first run ≤ 10 s; unchanged re-run ≤ 3 s with 0 row writes. Exits 1 when one is missed.
  * `runScrapeBench()` is exported for a caller that prints it with other catalog figures.
@@ -15,7 +15,7 @@ import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { pino } from 'pino'
-import { createPostgresDb, type Db } from '../server/db/client.ts'
+import { createPGliteDb, createPostgresDb, type Db } from '../server/db/client.ts'
 import { migrate } from '../server/db/migrate.ts'
 import { createScrapeEngine } from '../server/backend/catalog/scrape-engine.ts'
 import { scratchDatabase } from './support/scratch-database.ts'
@@ -61,10 +61,10 @@ async function rowWrites(db: Db): Promise<number> {
   return Number(rows[0]!.writes)
 }
 
-export async function runScrapeBench(documents = DOCUMENTS): Promise<ScrapeBenchFigures> {
-  const database = await scratchDatabase('lookout_bench_scrape', true)
+export async function runScrapeBench(documents = DOCUMENTS, engine: 'postgres' | 'pglite' = 'postgres'): Promise<ScrapeBenchFigures> {
+  const database = engine === 'postgres' ? await scratchDatabase('lookout_bench_scrape', true) : undefined
   const folder = mkdtempSync(path.join(tmpdir(), 'lookout-bench-scrape-'))
-  const db = await createPostgresDb(database!.url, { max: 1 })
+  const db = database ? await createPostgresDb(database.url, { max: 1 }) : await createPGliteDb(undefined)
   try {
     await migrate(db)
     for (let index = 0; index < documents; index += 1) {
@@ -111,7 +111,7 @@ export async function runScrapeBench(documents = DOCUMENTS): Promise<ScrapeBench
     }
   } finally {
     await db.close()
-    await database!.drop()
+    await database?.drop()
     rmSync(folder, { recursive: true, force: true })
   }
 }
@@ -119,9 +119,10 @@ export async function runScrapeBench(documents = DOCUMENTS): Promise<ScrapeBench
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const load = () => loadavg().map((value) => value.toFixed(2)).join(' ')
   process.stdout.write(`load average at start: ${load()}\n`)
-  const figures = await runScrapeBench()
+  const engine = process.env.BENCH_DB === 'pglite' ? 'pglite' : 'postgres'
+  const figures = await runScrapeBench(DOCUMENTS, engine)
   const lines = [
-    `file scraper, ${figures.documents} documents, PostgreSQL`,
+    `file scraper, ${figures.documents} documents, ${engine === 'pglite' ? 'PGlite (in memory)' : 'PostgreSQL'}`,
     `  first run:            ${figures.firstRunMs} ms (target ≤ ${TARGET_FIRST_MS} ms)`,
     `  unchanged re-run:     ${figures.rerunMs} ms (target ≤ ${TARGET_RERUN_MS} ms), ${figures.rerunRowWrites} row writes (target 0)`,
     `  1% changed:           ${figures.changedRunMs} ms, ${figures.changedRunChanges} diff changes stored`,
@@ -129,6 +130,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     `load average at end: ${load()}`,
   ]
   process.stdout.write(`${lines.join('\n')}\n`)
+  // The targets are the PostgreSQL server's; PGlite's figures are for comparison.
   const missed = figures.firstRunMs > TARGET_FIRST_MS || figures.rerunMs > TARGET_RERUN_MS || figures.rerunRowWrites !== 0
-  process.exitCode = missed ? 1 : 0
+  process.exitCode = missed && engine === 'postgres' ? 1 : 0
 }
