@@ -329,6 +329,35 @@ describe('postgres scraper entries', () => {
   })
 })
 
+describe('timeouts and parents', () => {
+  it('stops a scraper at its timeout: FAILED, the script killed, nothing stored', async () => {
+    const id = await insertScraper(db, 'too-slow', { timeout: '1s', exec: [{ type: 'Lab::Slow', id: '$.id', script: 'sleep 20; echo \'{"id": "late"}\'' }] })
+    const started = Date.now()
+    const outcome = await run(id)
+    expect(Date.now() - started).toBeLessThan(8_000)
+    expect(outcome.status).toBe('FAILED')
+    expect(outcome.errors!.join()).toMatch(/timed out/)
+    expect(await itemsOf(db, id)).toEqual([])
+  })
+
+  it('makes a relationship rule with parent: true the item\'s parent (a hard relationship and a path)', async () => {
+    const files = folder({ 'ns.json': '{"id": "ns-1", "kind": "Namespace", "name": "shop"}', 'pod.json': '{"id": "pod-1", "kind": "Pod", "name": "web", "ns": "shop"}' })
+    const id = await insertScraper(db, 'parents', {
+      file: [{
+        type: '$.kind', id: '$.id', name: '$.name', paths: [path.join(files.dir, '*.json')],
+        transform: { relationship: [{ filter: 'config.kind == "Pod"', type: { value: 'Namespace' }, name: { expr: 'config.ns' }, parent: true }] },
+      }],
+    })
+    await run(id)
+    const items = Object.fromEntries((await itemsOf(db, id)).map((item) => [item.type, item]))
+    expect(items.Pod!.parent_id).toBe(items.Namespace!.id)
+    const { rows } = await db.query<{ path: string }>('SELECT path FROM config_items WHERE id = $1', [items.Pod!.id])
+    expect(rows[0]!.path).toBe(items.Namespace!.id)
+    const { rows: hard } = await db.query("SELECT 1 FROM config_relationships WHERE config_id = $1 AND related_id = $2 AND relation = 'hard'", [items.Namespace!.id, items.Pod!.id])
+    expect(hard).toHaveLength(1)
+  })
+})
+
 describe('platform scrapers', () => {
   it('records a job-history error naming the platform, never a crash', async () => {
     const id = await insertScraper(db, 'cloud', { kubernetes: [{ clusterName: 'prod' }], aws: [{ region: ['eu-west-1'] }] }, 'KubernetesCRD')
