@@ -71,12 +71,13 @@ describe('file scraper', () => {
     expect(web.config).toEqual({ hostname: 'web-1', os: 'debian', owner: 'team-a', state: 'up' })
     expect(web.labels).toEqual({ os: 'debian', site: 'lab' })
     expect(web.tags).toEqual({ owner: 'team-a', env: 'test' })
-    const { rows: [job] } = await db.query<{ status: string; resource_type: string; resource_id: string; success_count: number; details: { scrape_summary: Record<string, unknown> } }>(
+    const { rows: [job] } = await db.query<{ status: string; resource_type: string; resource_id: string; success_count: number; details: Record<string, unknown> }>(
       'SELECT status, resource_type, resource_id, success_count, details FROM job_history WHERE id = $1',
       [outcome.jobHistoryId],
     )
     expect(job).toMatchObject({ status: 'SUCCESS', resource_type: 'config_scraper', resource_id: id, success_count: 2 })
-    expect(job!.details.scrape_summary).toMatchObject({ added: 2, updated: 0, unchanged: 0, deleted: 0, errors: 0 })
+    // config-db's scrape summary (type → non-zero counts), with the run's totals beside it.
+    expect(job!.details).toEqual({ scrape_summary: { 'Inventory::Host': { added: 2 } }, totals: { added: 2, updated: 0, unchanged: 0, deleted: 0, errors: 0 } })
   })
 
   it('splits one document into items with `items`, and stores a diff change only when a config changed', async () => {

@@ -135,11 +135,15 @@ export function createScrapeEngine(options: ScrapeEngineOptions): ScrapeEngine {
     const errors = outcome.errors.length > MAX_JOB_ERRORS
       ? [...outcome.errors.slice(0, MAX_JOB_ERRORS), `… and ${outcome.errors.length - MAX_JOB_ERRORS} more`]
       : outcome.errors
-    const { added, updated, unchanged } = outcome.summary
+    const { added, updated, unchanged, deleted, by_type: byType } = outcome.summary
+    // config-db's shape: type → the counts that are not zero (what the job details' Scrape
+    // Summary tab and the demo estate show); the run's totals beside it.
+    const scrapeSummary = Object.fromEntries(Object.entries(byType).map(([type, counts]) => [type, Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0))]))
+    const details = { scrape_summary: scrapeSummary, totals: { added, updated, unchanged, deleted, errors: outcome.errors.length }, ...(errors.length > 0 ? { errors } : {}) }
     await db.query(
       `UPDATE job_history SET status = $2, success_count = $3, error_count = $4, details = $5::jsonb,
          duration_millis = $6, time_end = now() WHERE id = $1`,
-      [jobId, outcome.status, added + updated + unchanged, outcome.errors.length, JSON.stringify({ scrape_summary: outcome.summary, ...(errors.length > 0 ? { errors } : {}) }), Date.now() - startedAt],
+      [jobId, outcome.status, added + updated + unchanged, outcome.errors.length, JSON.stringify(details), Date.now() - startedAt],
     )
   }
 
