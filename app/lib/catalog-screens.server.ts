@@ -7,11 +7,15 @@ import {
   splitPair,
   type CatalogListParams,
   type ChangeListParams,
+  type ChangeRow,
+  type InsightRow,
   type InsightListParams,
   type RelatedItem,
   type RelationshipDirection,
   type ScraperListParams,
 } from './catalog-vocabulary.ts'
+
+export type { ChangeRow, InsightRow }
 
 /**
  * The catalog screens' reads (issue 14 item 6): named functions over the data client
@@ -216,24 +220,6 @@ export async function getConfigDocument(args: ApiArgs, id: string): Promise<unkn
 
 // ---- changes ------------------------------------------------------------------------------
 
-export type ChangeRow = {
-  id: string
-  config_id: string
-  name: string | null
-  type: string | null
-  change_type: string | null
-  severity: string | null
-  source: string | null
-  summary: string | null
-  diff: string | null
-  details: unknown
-  created_at: string
-  created_by: string | null
-  external_created_by: string | null
-  count: number | null
-  first_observed: string | null
-  deleted_at: string | null
-}
 
 const CHANGE_SELECT = 'id,config_id,name,type,change_type,severity,source,summary,diff,details,created_at,created_by,external_created_by,count,first_observed,deleted_at'
 
@@ -288,21 +274,6 @@ export async function listChangeFilterOptions(args: ApiArgs): Promise<{ changeTy
 
 // ---- insights -----------------------------------------------------------------------------
 
-export type InsightRow = {
-  id: string
-  config_id: string
-  config_name: string | null
-  config_type: string | null
-  analyzer: string | null
-  analysis_type: string | null
-  message: string | null
-  summary: string | null
-  severity: string | null
-  status: string | null
-  source: string | null
-  first_observed: string | null
-  last_observed: string | null
-}
 
 const INSIGHT_SELECT = 'id,config_id,config_name,config_type,analyzer,analysis_type,message,summary,severity,status,source,first_observed,last_observed'
 

@@ -180,6 +180,45 @@ export function countOf(map: Record<string, number> | null | undefined): number 
   return Object.values(map).reduce((sum, value) => sum + (Number(value) || 0), 0)
 }
 
+// ---- rows the lists show (read by catalog-screens.server.ts) ---------------------------------
+
+/** A change as `catalog_changes` gives it. */
+export type ChangeRow = {
+  id: string
+  config_id: string
+  name: string | null
+  type: string | null
+  change_type: string | null
+  severity: string | null
+  source: string | null
+  summary: string | null
+  diff: string | null
+  details: unknown
+  created_at: string
+  created_by: string | null
+  external_created_by: string | null
+  count: number | null
+  first_observed: string | null
+  deleted_at: string | null
+}
+
+/** An insight as `config_analysis_items` gives it. */
+export type InsightRow = {
+  id: string
+  config_id: string
+  config_name: string | null
+  config_type: string | null
+  analyzer: string | null
+  analysis_type: string | null
+  message: string | null
+  summary: string | null
+  severity: string | null
+  status: string | null
+  source: string | null
+  first_observed: string | null
+  last_observed: string | null
+}
+
 // ---- relationships ------------------------------------------------------------------------
 
 export type RelatedItem = { id: string; name: string | null; type: string | null; health: string | null; status: string | null; related_ids: string[] | null; deleted_at: string | null }

@@ -1,34 +1,18 @@
 import { Link } from '@remix-run/react'
 import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { ChevronRight } from '#app/components/ui/icons.tsx'
-import { CATALOG_PAGE_SIZES, type ChangeListParams } from '#app/lib/catalog-vocabulary.ts'
+import { CATALOG_PAGE_SIZES, type ChangeRow, type ChangeListParams } from '#app/lib/catalog-vocabulary.ts'
 import { DateTime } from '#app/components/date-time.tsx'
 import { AttachEvidenceLink } from './attach-link.tsx'
 import { ConfigType, SeverityBadge } from './catalog-badges.tsx'
 import { DiffView } from './diff-view.tsx'
 
-/** What a change row shows; the loader's `ChangeRow` (catalog-screens.server.ts) satisfies it. */
-export type ChangeListItem = {
-  id: string
-  config_id: string
-  name: string | null
-  type: string | null
-  change_type: string | null
-  severity: string | null
-  source: string | null
-  summary: string | null
-  diff: string | null
-  details: unknown
-  created_at: string
-  external_created_by: string | null
-  count: number | null
-}
 
 /**
  * A change's summary with its diff and details folded under it (`<details>`, so the diff opens
  * without JavaScript) and the way to attach it to an incident (evidence type config_change).
  */
-function ChangeSummary({ change, canLink }: { change: ChangeListItem; canLink: boolean }) {
+function ChangeSummary({ change, canLink }: { change: ChangeRow; canLink: boolean }) {
   const hasDetails = change.details !== null && change.details !== undefined && !(typeof change.details === 'object' && Object.keys(change.details as object).length === 0)
   const text = change.summary || change.change_type || 'Change'
   if (!change.diff && !hasDetails && !canLink) return <span>{text}</span>
@@ -53,7 +37,7 @@ function ChangeSummary({ change, canLink }: { change: ChangeListItem; canLink: b
 }
 
 /** The change table's columns, for /catalog/changes and an item's Changes tab (without the item column). */
-export function changeColumns({ canLink, withItem }: { canLink: boolean; withItem: boolean }): UrlColumn<ChangeListItem>[] {
+export function changeColumns({ canLink, withItem }: { canLink: boolean; withItem: boolean }): UrlColumn<ChangeRow>[] {
   return [
     {
       id: 'created_at',
@@ -67,13 +51,13 @@ export function changeColumns({ canLink, withItem }: { canLink: boolean; withIte
             id: 'name',
             header: 'Item',
             enableSorting: true,
-            cell: ({ row }: { row: { original: ChangeListItem } }) => (
+            cell: ({ row }: { row: { original: ChangeRow } }) => (
               <Link to={`/catalog/${row.original.config_id}`} className="flex flex-col hover:underline" data-testid="change-item">
                 <span className="font-medium">{row.original.name ?? row.original.config_id}</span>
                 <ConfigType type={row.original.type} className="text-xs text-muted-foreground" iconClassName="size-3" />
               </Link>
             ),
-          } satisfies UrlColumn<ChangeListItem>,
+          } satisfies UrlColumn<ChangeRow>,
         ]
       : []),
     { id: 'change_type', header: 'Change', enableSorting: true, cell: ({ row }) => <span className="whitespace-nowrap">{row.original.change_type}</span> },
@@ -91,7 +75,7 @@ export function changeColumns({ canLink, withItem }: { canLink: boolean; withIte
 }
 
 /** The change table alone: sort and paging links in the URL, each row's diff unfolding in place. */
-export function ChangesTable({ rows, total, params, canLink, withItem }: { rows: ChangeListItem[]; total: number; params: Pick<ChangeListParams, 'sortBy' | 'sortDesc' | 'page' | 'pageSize'>; canLink: boolean; withItem: boolean }) {
+export function ChangesTable({ rows, total, params, canLink, withItem }: { rows: ChangeRow[]; total: number; params: Pick<ChangeListParams, 'sortBy' | 'sortDesc' | 'page' | 'pageSize'>; canLink: boolean; withItem: boolean }) {
   return (
     <UrlTable
       data={rows}

@@ -5,7 +5,8 @@ import { X } from '#app/components/ui/icons.tsx'
 import { hrefWith, SEVERITIES, type ChangeListParams } from '#app/lib/catalog-vocabulary.ts'
 import type { TimeRange } from '#app/lib/time-range.ts'
 import { CatalogFilters } from './catalog-filters.tsx'
-import { ChangesTable, type ChangeListItem } from './change-columns.tsx'
+import type { ChangeRow } from '#app/lib/catalog-vocabulary.ts'
+import { ChangesTable } from './change-columns.tsx'
 
 // The picker's pop-over opens on demand: its code loads after the page, while the server renders
 // it in place (the pattern of decisions 007 and 014), which keeps the page on its budget.
@@ -28,7 +29,7 @@ export function ChangesList({
   itemName,
   search,
 }: {
-  rows: ChangeListItem[]
+  rows: ChangeRow[]
   total: number
   params: ChangeListParams
   range: TimeRange | null

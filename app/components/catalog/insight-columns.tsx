@@ -1,31 +1,15 @@
 import { Link } from '@remix-run/react'
 import { UrlTable, type UrlColumn } from '#app/components/data-table/url-table.tsx'
 import { ChevronRight } from '#app/components/ui/icons.tsx'
-import { CATALOG_PAGE_SIZES, type InsightListParams } from '#app/lib/catalog-vocabulary.ts'
+import { CATALOG_PAGE_SIZES, type InsightRow, type InsightListParams } from '#app/lib/catalog-vocabulary.ts'
 import { DateTime } from '#app/components/date-time.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { AttachEvidenceLink } from './attach-link.tsx'
 import { ConfigType, SeverityBadge } from './catalog-badges.tsx'
 
-/** What an insight row shows; the loader's `InsightRow` satisfies it. */
-export type InsightListItem = {
-  id: string
-  config_id: string
-  config_name: string | null
-  config_type: string | null
-  analyzer: string | null
-  analysis_type: string | null
-  message: string | null
-  summary: string | null
-  severity: string | null
-  status: string | null
-  source: string | null
-  first_observed: string | null
-  last_observed: string | null
-}
 
 /** The finding with its message folded under it and the way to attach it to an incident (evidence type config_analysis). */
-function InsightFinding({ insight, canLink }: { insight: InsightListItem; canLink: boolean }) {
+function InsightFinding({ insight, canLink }: { insight: InsightRow; canLink: boolean }) {
   const title = insight.summary || insight.analyzer || 'Insight'
   return (
     <details data-testid="insight-details">
@@ -50,7 +34,7 @@ function InsightFinding({ insight, canLink }: { insight: InsightListItem; canLin
   )
 }
 
-export function insightColumns({ canLink, withItem }: { canLink: boolean; withItem: boolean }): UrlColumn<InsightListItem>[] {
+export function insightColumns({ canLink, withItem }: { canLink: boolean; withItem: boolean }): UrlColumn<InsightRow>[] {
   return [
     { id: 'analyzer', header: 'Insight', enableSorting: true, cell: ({ row }) => <InsightFinding insight={row.original} canLink={canLink} /> },
     ...(withItem
@@ -59,13 +43,13 @@ export function insightColumns({ canLink, withItem }: { canLink: boolean; withIt
             id: 'config_name',
             header: 'Item',
             enableSorting: true,
-            cell: ({ row }: { row: { original: InsightListItem } }) => (
+            cell: ({ row }: { row: { original: InsightRow } }) => (
               <Link to={`/catalog/${row.original.config_id}`} className="flex flex-col hover:underline" data-testid="insight-item">
                 <span>{row.original.config_name ?? row.original.config_id}</span>
                 <ConfigType type={row.original.config_type} className="text-xs text-muted-foreground" iconClassName="size-3" />
               </Link>
             ),
-          } satisfies UrlColumn<InsightListItem>,
+          } satisfies UrlColumn<InsightRow>,
         ]
       : []),
     { id: 'analysis_type', header: 'Type', enableSorting: true, cell: ({ row }) => <span className="whitespace-nowrap">{row.original.analysis_type}</span> },
@@ -77,7 +61,7 @@ export function insightColumns({ canLink, withItem }: { canLink: boolean; withIt
 }
 
 /** The insight table alone: sort and paging links in the URL, each finding unfolding in place. */
-export function InsightsTable({ rows, total, params, canLink, withItem }: { rows: InsightListItem[]; total: number; params: Pick<InsightListParams, 'sortBy' | 'sortDesc' | 'page' | 'pageSize'>; canLink: boolean; withItem: boolean }) {
+export function InsightsTable({ rows, total, params, canLink, withItem }: { rows: InsightRow[]; total: number; params: Pick<InsightListParams, 'sortBy' | 'sortDesc' | 'page' | 'pageSize'>; canLink: boolean; withItem: boolean }) {
   return (
     <UrlTable
       data={rows}

@@ -2,10 +2,11 @@ import { Link } from '@remix-run/react'
 import { X } from '#app/components/ui/icons.tsx'
 import { hrefWith, INSIGHT_STATUSES, INSIGHT_TYPES, SEVERITIES, type InsightListParams } from '#app/lib/catalog-vocabulary.ts'
 import { CatalogFilters } from './catalog-filters.tsx'
-import { InsightsTable, type InsightListItem } from './insight-columns.tsx'
+import type { InsightRow } from '#app/lib/catalog-vocabulary.ts'
+import { InsightsTable } from './insight-columns.tsx'
 
 /** /catalog/insights: findings with their filters; `configId` in the URL narrows to one item. */
-export function InsightsList({ rows, total, params, analyzers, canLink, itemName, search }: { rows: InsightListItem[]; total: number; params: InsightListParams; analyzers: string[]; canLink: boolean; itemName: string | null; search: string }) {
+export function InsightsList({ rows, total, params, analyzers, canLink, itemName, search }: { rows: InsightRow[]; total: number; params: InsightListParams; analyzers: string[]; canLink: boolean; itemName: string | null; search: string }) {
   return (
     <section className="flex flex-col gap-4 p-6" data-testid="insights-list">
       <CatalogFilters

@@ -1,15 +1,13 @@
 import { getFormProps, type FieldMetadata, type SubmissionResult } from '@conform-to/react'
 import { Form, Link } from '@remix-run/react'
 import { useMemo } from 'react'
-import { ErrorList } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { ResourceTabs } from '#app/components/resource-editor/resource-tabs.tsx'
+import { FieldInput, fieldByName } from '#app/components/resource-editor/type-field-input.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
-import { Input } from '#app/components/ui/input.tsx'
-import { Label } from '#app/components/ui/label.tsx'
 import { formShape, useSchemaForm } from '#app/components/use-schema-form.ts'
 import { cn } from '#app/lib/cn.ts'
-import { COMMON_SCRAPER_FIELDS, CUSTOM_SCRAPER_TYPE, getScraperTypeForm, SCRAPER_TYPE_FORMS, scraperTypeFormConstraint, type ScraperField, type ScraperTypeForm } from '#app/lib/scraper-type-fields.ts'
+import { COMMON_SCRAPER_FIELDS, CUSTOM_SCRAPER_TYPE, getScraperTypeForm, SCRAPER_TYPE_FORMS, scraperTypeFormConstraint, type ScraperTypeForm } from '#app/lib/scraper-type-fields.ts'
 
 export type ScraperPicker = { step: 'grid' } | { step: 'form' | 'code'; type: string }
 
@@ -42,60 +40,6 @@ export function ScraperTypeGrid({ baseHref }: { baseHref: string }) {
   )
 }
 
-/** A field's metadata by name; `selector.kind` is the `kind` field of the `selector` fieldset. */
-function metadataOf(fields: Record<string, FieldMetadata<unknown>>, name: string): FieldMetadata<unknown> {
-  return name
-    .split('.')
-    .reduce<FieldMetadata<unknown> | Record<string, FieldMetadata<unknown>>>(
-      (node, part, index) => (index === 0 ? (node as Record<string, FieldMetadata<unknown>>)[part]! : ((node as FieldMetadata<Record<string, unknown>>).getFieldset() as Record<string, FieldMetadata<unknown>>)[part]!),
-      fields,
-    ) as FieldMetadata<unknown>
-}
-
-const CONTROL_CLASS = 'rounded-md border border-input bg-card text-sm shadow-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-danger'
-
-function ScraperFieldInput({ field, meta }: { field: ScraperField; meta: FieldMetadata<unknown> }) {
-  const helpId = `${meta.id}-help`
-  const invalid = Boolean(meta.errors?.length)
-  const props = {
-    id: meta.id,
-    name: meta.name,
-    defaultValue: typeof meta.initialValue === 'string' ? meta.initialValue : '',
-    required: meta.required || undefined,
-    'aria-invalid': invalid || undefined,
-    'aria-describedby': [invalid ? meta.errorId : '', field.help ? helpId : ''].filter(Boolean).join(' ') || undefined,
-    'data-testid': `scraper-field-${field.name}`,
-  }
-  const control =
-    field.kind === 'textarea' ? (
-      <textarea {...props} rows={4} placeholder={field.placeholder} className={cn(CONTROL_CLASS, 'min-h-20 px-3 py-2 font-mono')} />
-    ) : field.kind === 'select' ? (
-      <select {...props} className={cn(CONTROL_CLASS, 'h-9 px-2')}>
-        <option value="">Default</option>
-        {(field.options ?? []).map((option) => (
-          <option key={option}>{option}</option>
-        ))}
-      </select>
-    ) : (
-      <Input {...props} placeholder={field.placeholder} />
-    )
-  return (
-    <div className={cn('flex flex-col gap-1.5', field.kind === 'textarea' && 'sm:col-span-2')}>
-      <Label htmlFor={meta.id}>
-        {field.label}
-        {field.required ? <span className="text-danger"> *</span> : null}
-      </Label>
-      {control}
-      {field.help ? (
-        <p id={helpId} className="text-xs text-muted-foreground">
-          {field.help}
-        </p>
-      ) : null}
-      <ErrorList id={meta.errorId} errors={meta.errors} />
-    </div>
-  )
-}
-
 /**
  * A scraper type's form: the ScrapeConfig (name, namespace, schedule) and its one scraper. The
  * browser requires the required fields (spec 002 §5); the server checks every answer with the
@@ -112,13 +56,13 @@ export function ScraperTypeFormView({ form, lastResult, busy, cancelHref }: { fo
       <InlineError message={scraperForm.errors?.join(' ')} />
       <div className="grid gap-4 sm:grid-cols-3">
         {COMMON_SCRAPER_FIELDS.map((field) => (
-          <ScraperFieldInput key={field.name} field={field} meta={metadataOf(metadata, field.name)} />
+          <FieldInput key={field.name} field={field} meta={fieldByName(metadata, field.name)} testIdPrefix="scraper-field" />
         ))}
       </div>
       <fieldset className="grid gap-4 rounded-md border p-4 sm:grid-cols-2">
         <legend className="px-1 text-sm font-semibold">{form.label}</legend>
         {form.fields.map((field) => (
-          <ScraperFieldInput key={field.name} field={field} meta={metadataOf(metadata, field.name)} />
+          <FieldInput key={field.name} field={field} meta={fieldByName(metadata, field.name)} testIdPrefix="scraper-field" />
         ))}
       </fieldset>
       <div className="flex items-center gap-2">

@@ -1,15 +1,12 @@
 import { getFormProps, type FieldMetadata, type SubmissionResult } from '@conform-to/react'
 import { Form, Link } from '@remix-run/react'
 import { useMemo } from 'react'
-import { ErrorList } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
-import { Input } from '#app/components/ui/input.tsx'
-import { Label } from '#app/components/ui/label.tsx'
-import { cn } from '#app/lib/cn.ts'
 import { formShape, useSchemaForm } from '#app/components/use-schema-form.ts'
-import { CHECK_TYPE_FORMS, checkTypeFormConstraint, COMMON_CHECK_FIELDS, CUSTOM_CHECK_TYPE, getCheckTypeForm, type CheckField, type CheckTypeForm } from '#app/lib/canary-check-fields.ts'
+import { CHECK_TYPE_FORMS, checkTypeFormConstraint, COMMON_CHECK_FIELDS, CUSTOM_CHECK_TYPE, getCheckTypeForm, type CheckTypeForm } from '#app/lib/canary-check-fields.ts'
 import { ResourceTabs } from './resource-tabs.tsx'
+import { FieldInput, fieldByName } from './type-field-input.tsx'
 
 /** The first step of a new health check: one card per check type, and YAML for anything else. */
 export function CheckTypeGrid({ baseHref }: { baseHref: string }) {
@@ -62,62 +59,6 @@ export function CheckTypeTabs({ baseHref, type, view }: { baseHref: string; type
       <div className="flex-1">
         <ResourceTabs current={view} tabs={tabs} />
       </div>
-    </div>
-  )
-}
-
-/** A field's conform metadata by its name; a dotted name (`test.expr`) is a field inside a fieldset. */
-function fieldByName(fields: Record<string, FieldMetadata<unknown>>, name: string): FieldMetadata<unknown> {
-  const [head, ...rest] = name.split('.')
-  let field = fields[head!]!
-  for (const part of rest) field = ((field as FieldMetadata<Record<string, unknown>>).getFieldset() as Record<string, FieldMetadata<unknown>>)[part]!
-  return field
-}
-
-function FieldInput({ field, meta }: { field: CheckField; meta: FieldMetadata<unknown> }) {
-  const error = meta.errors?.join(' ')
-  const helpId = `${meta.id}-help`
-  const describedBy = [error ? meta.errorId : null, field.help ? helpId : null].filter(Boolean).join(' ') || undefined
-  const common = {
-    id: meta.id,
-    name: meta.name,
-    defaultValue: typeof meta.initialValue === 'string' ? meta.initialValue : '',
-    required: meta.required || undefined,
-    'aria-invalid': error ? true : undefined,
-    'aria-describedby': describedBy,
-    'data-testid': `check-field-${field.name}`,
-  }
-  return (
-    <div className={cn('flex flex-col gap-1.5', field.kind === 'textarea' && 'sm:col-span-2')}>
-      <Label htmlFor={meta.id}>
-        {field.label}
-        {field.required ? <span className="text-danger"> *</span> : null}
-      </Label>
-      {field.kind === 'textarea' ? (
-        <textarea
-          {...common}
-          rows={4}
-          placeholder={field.placeholder}
-          className="min-h-20 rounded-md border border-input bg-card px-3 py-2 font-mono text-sm shadow-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-danger"
-        />
-      ) : field.kind === 'select' ? (
-        <select {...common} className="h-9 rounded-md border border-input bg-card px-2 text-sm shadow-xs focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring aria-[invalid=true]:border-danger">
-          <option value="">Default</option>
-          {field.options?.map((option) => (
-            <option key={option} value={option}>
-              {option}
-            </option>
-          ))}
-        </select>
-      ) : (
-        <Input {...common} inputMode={field.kind === 'number' ? 'numeric' : undefined} placeholder={field.placeholder} />
-      )}
-      {field.help ? (
-        <p id={helpId} className="text-xs text-muted-foreground">
-          {field.help}
-        </p>
-      ) : null}
-      <ErrorList id={meta.errorId} errors={meta.errors} />
     </div>
   )
 }
