@@ -1,26 +1,20 @@
-import type { SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import { lazy, Suspense } from 'react'
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { lazy } from 'react'
 import { stringify } from 'yaml'
 import { z } from 'zod'
 import { ScraperTypePicker as ServerRenderedScraperTypePicker, type ScraperPicker } from '#app/components/catalog/scraper-type-picker.tsx'
-import { ConfirmDialog as ServerRenderedConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { InlineError } from '#app/components/inline-error.tsx'
-import { JobHistory as ServerRenderedJobHistory } from '#app/components/resource-editor/job-history.tsx'
-import { ResourceForm, type SpecErrorDetail } from '#app/components/resource-editor/resource-form.tsx'
-import { ResourceTabs } from '#app/components/resource-editor/resource-tabs.tsx'
-import { SourceNotice } from '#app/components/resource-editor/source-notice.tsx'
-import { Toast } from '#app/components/toast.tsx'
+import { ResourceEditorBody, type EditorAnswer } from '#app/components/resource-editor/resource-editor-body.tsx'
+import type { SpecErrorDetail } from '#app/components/resource-editor/resource-form.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Play } from '#app/components/ui/icons.tsx'
 import { hasAccess } from '#app/lib/access.ts'
 import { apiJson, GatewayError } from '#app/lib/gateway.server.ts'
 import { buildPayload, formFieldOfEditorError, newResourceYaml, NewResourceActionSchema, ResourceActionSchema, toResourceYaml, type ResourcePayload } from '#app/lib/resource-editor.ts'
 import { createResource, deleteResource, loadJobHistory, loadResource, updateResource, writeFailure } from '#app/lib/resource-editor.server.ts'
-import { DELETE_CONFIRMATION, RESOURCE_KINDS, sourceInfo, type JobHistoryRow, type ResourceKind } from '#app/lib/resource-editor-vocabulary.ts'
+import { RESOURCE_KINDS, sourceInfo, type JobHistoryRow, type ResourceKind } from '#app/lib/resource-editor-vocabulary.ts'
 import { parseResourceSearch, type ResourceSearch } from '#app/lib/resource-search.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { CUSTOM_SCRAPER_TYPE, getScraperTypeForm } from '#app/lib/scraper-type-fields.ts'
@@ -42,12 +36,6 @@ const LIST_HREF = '/catalog/scrapers'
 const ScraperTypePicker = import.meta.env.SSR
   ? ServerRenderedScraperTypePicker
   : /* @__PURE__ */ lazy(() => import('#app/components/catalog/scraper-type-picker.tsx').then((module) => ({ default: module.ScraperTypePicker })))
-const JobHistory = import.meta.env.SSR
-  ? ServerRenderedJobHistory
-  : /* @__PURE__ */ lazy(() => import('#app/components/resource-editor/job-history.tsx').then((module) => ({ default: module.JobHistory })))
-const ConfirmDialog = import.meta.env.SSR
-  ? ServerRenderedConfirmDialog
-  : /* @__PURE__ */ lazy(() => import('#app/components/confirm-dialog/confirm-dialog.tsx').then((module) => ({ default: module.ConfirmDialog })))
 
 /** A new scraper starts from the grid of scraper types; a chosen type opens its form, or the Code tab (always, for the custom type). */
 function pickerOf(search: ResourceSearch): ScraperPicker {
@@ -143,14 +131,7 @@ export async function loader(args: LoaderFunctionArgs) {
   )
 }
 
-type ActionAnswer = {
-  intent: string
-  result: SubmissionResult<string[]> | null
-  specDetail: SpecErrorDetail | null
-  /** 'Edit as YAML': the type form's answers as a ScrapeConfig, for the Code tab. */
-  view: 'code' | null
-  values: { yaml: string; name: string; namespace: string } | null
-}
+type ActionAnswer = EditorAnswer
 
 type Done = { to: string; toast: string }
 
@@ -293,99 +274,37 @@ export default function CatalogScraperRoute() {
   const loaded = useLoaderData<typeof loader>()
   const answer = useActionData<typeof action>() ?? null
   const navigation = useNavigation()
-  const { mode, id, name, missing, info, source, canWrite, tab, jobs, dialog, toast, now, picker } = loaded
+  const { mode, id, missing, canWrite, picker } = loaded
   const selfHref = `${LIST_HREF}/${id ?? NEW_ID}`
   const busy = navigation.state === 'submitting' && navigation.formMethod?.toLowerCase() === 'post'
-  const readOnly = info.readOnly || !canWrite
-  const saveResult = answer?.intent === 'save' ? answer : null
-  // A refused save from the Code tab stays in the Code tab.
-  const view = answer?.view ?? (saveResult ? 'code' : picker?.step)
-  const pageError = answer && !['save', 'create-from-form', 'form-to-code'].includes(answer.intent) ? Object.values(answer.result?.error ?? {}).flat().find(Boolean) : null
-
   return (
-    <section className="flex flex-col gap-4 p-6" data-testid="scraper-page" data-read-only={readOnly} data-mode={mode}>
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <nav aria-label="Breadcrumb" className="text-sm text-muted-foreground">
-          <ol className="flex items-center gap-1.5">
-            <li>
-              <Link to={LIST_HREF} className="hover:text-foreground hover:underline" data-testid="breadcrumb-list">
-                {KIND.label}
-              </Link>
-            </li>
-            <li aria-hidden="true">/</li>
-            <li aria-current="page" className="truncate text-foreground" data-testid="breadcrumb-current">
-              {mode === 'create' ? `New ${KIND.singular.toLowerCase()}` : (name ?? id)}
-            </li>
-          </ol>
-        </nav>
-        {mode === 'edit' && !missing && canWrite ? (
+    <ResourceEditorBody
+      kind={KIND}
+      loaded={loaded}
+      answer={answer}
+      listHref={LIST_HREF}
+      selfHref={selfHref}
+      busy={busy}
+      testId="scraper-page"
+      picker={
+        picker
+          ? {
+              step: picker.step,
+              render: (view, lastResult) => <ScraperTypePicker picker={picker} view={view} baseHref={selfHref} lastResult={lastResult} busy={busy} cancelHref={LIST_HREF} />,
+            }
+          : null
+      }
+      actions={
+        mode === 'edit' && !missing && canWrite ? (
           <Form method="post">
             <button type="submit" name="intent" value="run" className={buttonVariants({ variant: 'outline', size: 'sm' })} disabled={busy} data-testid="scraper-run">
               <Play aria-hidden="true" />
               Run Now
             </button>
           </Form>
-        ) : null}
-      </div>
-      <InlineError message={pageError} />
-      {missing ? (
-        <div className="flex flex-col items-start gap-3 py-10" data-testid="resource-missing">
-          <p className="text-muted-foreground">No resources found</p>
-          <Link to={LIST_HREF} className="text-sm underline-offset-4 hover:underline">
-            Back to {KIND.label}
-          </Link>
-        </div>
-      ) : (
-        <>
-          {mode === 'edit' ? (
-            <ResourceTabs
-              current={tab}
-              tabs={[
-                { id: 'spec', label: 'Spec', href: selfHref },
-                { id: 'jobs', label: 'Job History', href: `${selfHref}?tab=jobs` },
-              ]}
-            />
-          ) : null}
-          {picker ? (
-            <Suspense fallback={null}>
-              <ScraperTypePicker picker={picker} view={view === 'code' ? 'code' : 'form'} baseHref={selfHref} lastResult={answer?.intent === 'create-from-form' ? answer.result : null} busy={busy} cancelHref={LIST_HREF} />
-            </Suspense>
-          ) : null}
-          {picker?.step === 'grid' || (picker?.step === 'form' && view === 'form') ? null : tab === 'spec' ? (
-            <>
-              <SourceNotice info={info} source={source} />
-              {!canWrite && !info.readOnly ? <p className="text-sm text-muted-foreground" data-testid="no-write-access">You can look at this resource but not change it.</p> : null}
-              <ResourceForm
-                key={loaded.version}
-                kind={KIND}
-                mode={mode}
-                values={answer?.values ?? loaded.values}
-                lastResult={saveResult?.result}
-                specDetail={saveResult?.specDetail}
-                readOnly={readOnly}
-                canDelete={mode === 'edit' && !readOnly}
-                cancelHref={LIST_HREF}
-                deleteHref={`${selfHref}?dialog=delete`}
-                busy={busy}
-              />
-            </>
-          ) : jobs ? (
-            <>
-              <InlineError message={jobs.error} />
-              <Suspense fallback={null}>
-                <JobHistory rows={jobs.rows} total={jobs.total} page={jobs.page} now={now} baseHref={`${selfHref}?tab=jobs${jobs.page > 1 ? `&page=${jobs.page}` : ''}`} openJobId={jobs.openJobId} openJobTab={jobs.openJobTab} />
-              </Suspense>
-            </>
-          ) : null}
-        </>
-      )}
-      {dialog === 'delete' ? (
-        <Suspense fallback={null}>
-          <ConfirmDialog title={`Delete ${name ?? ''}`} description={DELETE_CONFIRMATION} closeTo={selfHref} fields={{ intent: 'delete' }} busy={busy} testId="delete-dialog" />
-        </Suspense>
-      ) : null}
-      <Toast message={toast} />
-    </section>
+        ) : null
+      }
+    />
   )
 }
 

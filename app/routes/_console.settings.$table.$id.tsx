@@ -1,24 +1,18 @@
-import type { SubmissionResult } from '@conform-to/react'
 import { parseResourceSearch, type ResourceSearch } from '#app/lib/resource-search.ts'
 import { parseWithZod } from '@conform-to/zod'
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import { lazy, Suspense } from 'react'
+import { useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { lazy } from 'react'
 import { requireSettingsAccess } from '#app/components/access/require-settings-access.server.ts'
-import { ConfirmDialog as ServerRenderedConfirmDialog } from '#app/components/confirm-dialog/confirm-dialog.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { InlineError } from '#app/components/inline-error.tsx'
-import { JobHistory as ServerRenderedJobHistory } from '#app/components/resource-editor/job-history.tsx'
-import { ResourceForm, type SpecErrorDetail } from '#app/components/resource-editor/resource-form.tsx'
-import { ResourceTabs } from '#app/components/resource-editor/resource-tabs.tsx'
+import { ResourceEditorBody, type EditorAnswer } from '#app/components/resource-editor/resource-editor-body.tsx'
+import type { SpecErrorDetail } from '#app/components/resource-editor/resource-form.tsx'
 import { CheckTypePicker as ServerRenderedCheckTypePicker, type CheckPicker } from '#app/components/resource-editor/check-type-picker.tsx'
-import { SourceNotice } from '#app/components/resource-editor/source-notice.tsx'
-import { Toast } from '#app/components/toast.tsx'
 import { hasAccess } from '#app/lib/access.ts'
 import { CUSTOM_CHECK_TYPE, getCheckTypeForm } from '#app/lib/canary-check-fields.ts'
 import { canaryFromForm, canaryYamlFromForm, checkTypeFormSchema, flattenCheckFormValues, isCheckFormIntent } from '#app/lib/canary-check-forms.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
-import { DELETE_CONFIRMATION, getEditorKind, sourceInfo, type JobHistoryRow, type ResourceKind } from '#app/lib/resource-editor-shapes.ts'
+import { getEditorKind, sourceInfo, type JobHistoryRow, type ResourceKind } from '#app/lib/resource-editor-shapes.ts'
 import {
   buildPayload,
   formFieldOfEditorError,
@@ -51,12 +45,6 @@ const NEW_ID = 'new'
 const CheckTypePicker = import.meta.env.SSR
   ? ServerRenderedCheckTypePicker
   : /* @__PURE__ */ lazy(() => import('#app/components/resource-editor/check-type-picker.tsx').then((module) => ({ default: module.CheckTypePicker })))
-const JobHistory = import.meta.env.SSR
-  ? ServerRenderedJobHistory
-  : /* @__PURE__ */ lazy(() => import('#app/components/resource-editor/job-history.tsx').then((module) => ({ default: module.JobHistory })))
-const ConfirmDialog = import.meta.env.SSR
-  ? ServerRenderedConfirmDialog
-  : /* @__PURE__ */ lazy(() => import('#app/components/confirm-dialog/confirm-dialog.tsx').then((module) => ({ default: module.ConfirmDialog })))
 
 /**
  * A new health check starts from the grid of check types; a chosen type opens its form, or the
@@ -153,15 +141,8 @@ export async function loader(args: LoaderFunctionArgs) {
   )
 }
 
-/** What the action hands back with a refusal: which form sent it, conform's reply, and the spec error's line and details. */
-type ActionAnswer = {
-  intent: string
-  result: SubmissionResult<string[]> | null
-  specDetail: SpecErrorDetail | null
-  /** 'Edit as YAML': the type form's answers as a canary, for the Code tab. */
-  view: 'code' | null
-  values: { yaml: string; name: string; namespace: string } | null
-}
+/** What the action hands back with a refusal (the editor body's answer). */
+type ActionAnswer = EditorAnswer
 
 type Done = { to: string; toast: string }
 
@@ -300,97 +281,28 @@ export default function SettingsResourceRoute() {
   const loaded = useLoaderData<typeof loader>()
   const answer = useActionData<typeof action>() ?? null
   const navigation = useNavigation()
-  const { kind, mode, id, name, missing, info, source, canWrite, tab, jobs, dialog, toast, now, picker } = loaded
+  const { kind, id, picker } = loaded
   const listHref = `/settings/${kind.table}`
   const selfHref = id ? `${listHref}/${id}` : `${listHref}/${NEW_ID}`
   const busy = navigation.state === 'submitting' && navigation.formMethod?.toLowerCase() === 'post'
-  const readOnly = info.readOnly || !canWrite
-  const saveResult = answer?.intent === 'save' ? answer : null
-  // A refused save from the Code tab stays in the Code tab.
-  const view = answer?.view ?? (saveResult ? 'code' : picker?.step)
-  const pageError = answer && !['save', 'create-from-form', 'form-to-code'].includes(answer.intent) ? Object.values(answer.result?.error ?? {}).flat().find(Boolean) : null
-
   return (
-    <section className="flex flex-col gap-4 p-6" data-testid="resource-page" data-table={kind.table} data-read-only={readOnly} data-mode={mode}>
-      <nav aria-label="Breadcrumb" className="text-sm text-muted-foreground">
-        <ol className="flex items-center gap-1.5">
-          <li>
-            <Link to={listHref} className="hover:text-foreground hover:underline" data-testid="breadcrumb-list">
-              {kind.label}
-            </Link>
-          </li>
-          <li aria-hidden="true">/</li>
-          <li aria-current="page" className="truncate text-foreground" data-testid="breadcrumb-current">
-            {mode === 'create' ? `New ${kind.singular.toLowerCase()}` : (name ?? id)}
-          </li>
-        </ol>
-      </nav>
-      <InlineError message={pageError} />
-      {missing ? (
-        <div className="flex flex-col items-start gap-3 py-10" data-testid="resource-missing">
-          <p className="text-muted-foreground">No resources found</p>
-          <Link to={listHref} className="text-sm underline-offset-4 hover:underline">
-            Back to {kind.label}
-          </Link>
-        </div>
-      ) : (
-        <>
-          {mode === 'edit' ? (
-            <ResourceTabs
-              current={tab}
-              tabs={[
-                { id: 'spec', label: 'Spec', href: selfHref },
-                { id: 'jobs', label: 'Job History', href: `${selfHref}?tab=jobs` },
-              ]}
-            />
-          ) : null}
-          {picker ? (
-            <Suspense fallback={null}>
-              <CheckTypePicker
-                picker={picker}
-                view={view === 'code' ? 'code' : 'form'}
-                baseHref={selfHref}
-                lastResult={answer?.intent === 'create-from-form' ? answer.result : null}
-                busy={busy}
-                cancelHref={listHref}
-              />
-            </Suspense>
-          ) : null}
-          {picker?.step === 'grid' || (picker?.step === 'form' && view === 'form') ? null : tab === 'spec' ? (
-            <>
-              <SourceNotice info={info} source={source} />
-              {!canWrite && !info.readOnly ? <p className="text-sm text-muted-foreground" data-testid="no-write-access">You can look at this resource but not change it.</p> : null}
-              <ResourceForm
-                key={loaded.version}
-                kind={kind}
-                mode={mode}
-                values={answer?.values ?? loaded.values}
-                lastResult={saveResult?.result}
-                specDetail={saveResult?.specDetail}
-                readOnly={readOnly}
-                canDelete={mode === 'edit' && !readOnly}
-                cancelHref={listHref}
-                deleteHref={`${selfHref}?dialog=delete`}
-                busy={busy}
-              />
-            </>
-          ) : jobs ? (
-            <>
-              <InlineError message={jobs.error} />
-              <Suspense fallback={null}>
-                <JobHistory rows={jobs.rows} total={jobs.total} page={jobs.page} now={now} baseHref={`${selfHref}?tab=jobs${jobs.page > 1 ? `&page=${jobs.page}` : ''}`} openJobId={jobs.openJobId} openJobTab={jobs.openJobTab} />
-              </Suspense>
-            </>
-          ) : null}
-        </>
-      )}
-      {dialog === 'delete' ? (
-        <Suspense fallback={null}>
-          <ConfirmDialog title={`Delete ${name ?? ''}`} description={DELETE_CONFIRMATION} closeTo={selfHref} fields={{ intent: 'delete' }} busy={busy} testId="delete-dialog" />
-        </Suspense>
-      ) : null}
-      <Toast message={toast} />
-    </section>
+    <ResourceEditorBody
+      kind={kind}
+      loaded={loaded}
+      answer={answer}
+      listHref={listHref}
+      selfHref={selfHref}
+      busy={busy}
+      testId="resource-page"
+      picker={
+        picker
+          ? {
+              step: picker.step,
+              render: (view, lastResult) => <CheckTypePicker picker={picker} view={view} baseHref={selfHref} lastResult={lastResult} busy={busy} cancelHref={listHref} />,
+            }
+          : null
+      }
+    />
   )
 }
 
