@@ -25,6 +25,25 @@ export type { ChangeRow, InsightRow }
  * request back (tests/app/catalog-queries.test.ts).
  */
 
+/** The list parameters every catalog table reads: its sort column and direction, and its page. */
+type PageOrder = { sortBy: string; sortDesc: boolean; page: number; pageSize: number }
+
+/**
+ * A list's order and page: its sort column (empty values last), then the id, so rows of equal
+ * rank keep one order from page to page (`newestIdFirst` for the change feed, whose ids grow with time).
+ */
+function ordered<Query extends { order(column: string, options?: { ascending?: boolean; nullsFirst?: boolean }): Query; range(from: number, to: number): Query }>(
+  query: Query,
+  params: PageOrder,
+  newestIdFirst = false,
+): Query {
+  const offset = (params.page - 1) * params.pageSize
+  return query
+    .order(params.sortBy, { ascending: !params.sortDesc, nullsFirst: false })
+    .order('id', { ascending: !newestIdFirst })
+    .range(offset, offset + params.pageSize - 1)
+}
+
 // ---- summary ------------------------------------------------------------------------------
 
 export type HealthCounts = Partial<Record<string, number>>
@@ -151,12 +170,7 @@ export function catalogListQuery(db: DbClient, params: CatalogListParams, showDe
   if (params.tag.length) query = query.contains('tags', pairsObject(params.tag))
   const term = toIlikeTerm(params.search)
   if (term) query = query.ilike('name', `*${term}*`)
-  const offset = (params.page - 1) * params.pageSize
-  return query
-    .order(params.sortBy, { ascending: !params.sortDesc, nullsFirst: false })
-    .order('id', { ascending: true })
-    .range(offset, offset + params.pageSize - 1)
-    .returns<ConfigListRow[]>()
+  return ordered(query, params).returns<ConfigListRow[]>()
 }
 
 export async function listConfigs(args: ApiArgs, params: CatalogListParams, showDeleted: boolean): Promise<{ rows: ConfigListRow[]; total: number }> {
@@ -247,12 +261,7 @@ export function changeListQuery(db: DbClient, params: ChangeListParams, options:
       if (!(error instanceof TimeRangeError)) throw error
     }
   }
-  const offset = (params.page - 1) * params.pageSize
-  return query
-    .order(params.sortBy, { ascending: !params.sortDesc, nullsFirst: false })
-    .order('id', { ascending: false })
-    .range(offset, offset + params.pageSize - 1)
-    .returns<ChangeRow[]>()
+  return ordered(query, params, true).returns<ChangeRow[]>()
 }
 
 export async function listChanges(args: ApiArgs, params: ChangeListParams, options: { configId?: string; range?: TimeRange | null; now: Date }): Promise<{ rows: ChangeRow[]; total: number }> {
@@ -288,12 +297,7 @@ export function insightListQuery(db: DbClient, params: InsightListParams, option
   if (params.analyzer) query = query.eq('analyzer', params.analyzer)
   const term = toIlikeTerm(params.search)
   if (term) query = query.or(`message.ilike.*${term}*,config_name.ilike.*${term}*,analyzer.ilike.*${term}*`)
-  const offset = (params.page - 1) * params.pageSize
-  return query
-    .order(params.sortBy, { ascending: !params.sortDesc, nullsFirst: false })
-    .order('id', { ascending: true })
-    .range(offset, offset + params.pageSize - 1)
-    .returns<InsightRow[]>()
+  return ordered(query, params).returns<InsightRow[]>()
 }
 
 export async function listInsights(args: ApiArgs, params: InsightListParams, options: { configId?: string } = {}): Promise<{ rows: InsightRow[]; total: number }> {
@@ -425,12 +429,7 @@ export function scraperListQuery(db: DbClient, params: ScraperListParams) {
   let query = db.from('config_scrapers_with_status').select(SCRAPER_SELECT, { count: 'exact' })
   const term = toIlikeTerm(params.search)
   if (term) query = query.ilike('name', `*${term}*`)
-  const offset = (params.page - 1) * params.pageSize
-  return query
-    .order(params.sortBy, { ascending: !params.sortDesc, nullsFirst: false })
-    .order('id', { ascending: true })
-    .range(offset, offset + params.pageSize - 1)
-    .returns<ScraperRow[]>()
+  return ordered(query, params).returns<ScraperRow[]>()
 }
 
 /** A page of scrapers with their last run and how many live items each has scraped. */
