@@ -12,10 +12,11 @@ import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Play } from '#app/components/ui/icons.tsx'
 import { hasAccess } from '#app/lib/access.ts'
 import { apiJson, GatewayError } from '#app/lib/gateway.server.ts'
-import { buildPayload, formFieldOfEditorError, newResourceYaml, NewResourceActionSchema, ResourceActionSchema, toResourceYaml, type ResourcePayload } from '#app/lib/resource-editor.ts'
-import { createResource, deleteResource, loadJobHistory, loadResource, updateResource, writeFailure } from '#app/lib/resource-editor.server.ts'
+import { buildPayload, newResourceYaml, toResourceYaml } from '#app/lib/resource-editor.ts'
+import { createResource, loadJobHistory, loadResource } from '#app/lib/resource-editor.server.ts'
 import { RESOURCE_KINDS, sourceInfo, type JobHistoryRow, type ResourceKind } from '#app/lib/resource-editor-vocabulary.ts'
 import { parseResourceSearch, type ResourceSearch } from '#app/lib/resource-search.ts'
+import { refuseWrite, submitEditorPost } from '#app/lib/resource-editor-actions.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { CUSTOM_SCRAPER_TYPE, getScraperTypeForm } from '#app/lib/scraper-type-fields.ts'
 import { flattenScraperAnswers, isScraperFormIntent, pathOfMessage, scrapeConfigFromForm, scrapeConfigYamlFromForm, scraperFieldOfPath, scraperFormIssues, scraperTypeFormSchema } from '#app/lib/scraper-type-forms.ts'
@@ -135,20 +136,6 @@ type ActionAnswer = EditorAnswer
 
 type Done = { to: string; toast: string }
 
-/** The API's refusal of a write: on the field it is about (a 409 on the name), or for the whole form with the API's status. */
-function refuseWrite(ctx: z.RefinementCtx, error: unknown, payload: ResourcePayload, answer: { status: number; detail: SpecErrorDetail }, fieldOf: (message: string) => string[]) {
-  const { message, details } = writeFailure(error, KIND, payload)
-  const status = error instanceof GatewayError ? error.status : 500
-  if (status === 409) ctx.addIssue({ code: z.ZodIssueCode.custom, path: fieldOf('metadata.name: exists'), message })
-  else if (status === 400 || status === 422) {
-    answer.detail.details = details
-    ctx.addIssue({ code: z.ZodIssueCode.custom, path: fieldOf(message), message })
-  } else {
-    answer.status = status >= 400 && status < 600 ? status : 502
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message })
-  }
-  return z.NEVER
-}
 
 /**
  * Saves (create or update), deletes and runs (`intent=run`: `POST /config/run/{id}`); a type form
@@ -174,46 +161,7 @@ export async function action(args: ActionFunctionArgs) {
     }
     throw redirect(`${selfHref}?tab=jobs`, { status: 303, headers: { 'set-cookie': toastCookie(`Scraper ${existing.name ?? id} ran`) } })
   }
-  const info = existing ? sourceInfo(existing) : null
-  const name = existing ? String(existing.name ?? existing.id ?? '') : ''
-  const answer = { status: 400, detail: {} as SpecErrorDetail }
-  const submission = await parseWithZod(formData, {
-    async: true,
-    schema: (existing ? ResourceActionSchema : NewResourceActionSchema).transform(async (value, ctx): Promise<Done> => {
-      if (info?.readOnly) {
-        answer.status = 409
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `This resource was created by ${info.origin} and cannot be changed here.` })
-        return z.NEVER
-      }
-      if (value.intent === 'delete') {
-        try {
-          await deleteResource(args, KIND, id)
-        } catch (error) {
-          if (!(error instanceof GatewayError)) throw error
-          answer.status = error.status >= 400 ? error.status : 502
-          ctx.addIssue({ code: z.ZodIssueCode.custom, message: error.message })
-          return z.NEVER
-        }
-        return { to: LIST_HREF, toast: `${KIND.singular} ${name} deleted successfully` }
-      }
-      const built = buildPayload(KIND, value, existing)
-      if (!built.ok) {
-        answer.detail.line = built.error.line ?? null
-        ctx.addIssue({ code: z.ZodIssueCode.custom, path: [formFieldOfEditorError(built.error.field)], message: built.error.message })
-        return z.NEVER
-      }
-      try {
-        if (existing) {
-          await updateResource(args, KIND, id, built.payload)
-          return { to: selfHref, toast: `${KIND.singular} ${name} updated successfully` }
-        }
-        const created = await createResource(args, KIND, built.payload, session.user.id)
-        return { to: created ? `${LIST_HREF}/${created}` : LIST_HREF, toast: `${KIND.singular} ${built.payload.name} created successfully` }
-      } catch (error) {
-        return refuseWrite(ctx, error, built.payload, answer, (message) => (message.startsWith('metadata.name') ? ['name'] : ['yaml']))
-      }
-    }),
-  })
+  const { submission, answer } = await submitEditorPost(args, KIND, { formData, id, existing, listHref: LIST_HREF, userId: session.user.id })
   if (submission.status !== 'success') {
     return data<ActionAnswer>({ intent: String(intent ?? ''), result: submission.reply(), specDetail: answer.detail, view: null, values: null }, { status: answer.status })
   }
@@ -255,10 +203,13 @@ async function typeFormAction(args: ActionFunctionArgs, userId: string, formData
         const created = await createResource(args, KIND, payload.payload, userId)
         return { to: created ? `${LIST_HREF}/${created}` : LIST_HREF, toast: `${KIND.singular} ${payload.payload.name} created successfully` }
       } catch (error) {
-        return refuseWrite(ctx, error, payload.payload, answer, (message) => {
-          const path = message.startsWith('metadata.name') ? 'metadata.name' : pathOfMessage(message)
-          const field = path ? scraperFieldOfPath(form, path) : null
-          return field ? field.split('.') : []
+        return refuseWrite(ctx, error, KIND, payload.payload, answer, {
+          conflict: ['configName'],
+          invalid: (message) => {
+            const path = pathOfMessage(message)
+            const field = path ? scraperFieldOfPath(form, path) : null
+            return field ? field.split('.') : []
+          },
         })
       }
     }),

@@ -13,21 +13,14 @@ import { CUSTOM_CHECK_TYPE, getCheckTypeForm } from '#app/lib/canary-check-field
 import { canaryFromForm, canaryYamlFromForm, checkTypeFormSchema, flattenCheckFormValues, isCheckFormIntent } from '#app/lib/canary-check-forms.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import { getEditorKind, sourceInfo, type JobHistoryRow, type ResourceKind } from '#app/lib/resource-editor-shapes.ts'
-import {
-  buildPayload,
-  formFieldOfEditorError,
-  newResourceYaml,
-  NewResourceActionSchema,
-  ResourceActionSchema,
-  toResourceYaml,
-  type ResourcePayload,
-} from '#app/lib/resource-editor.ts'
+import { buildPayload, newResourceYaml, toResourceYaml } from '#app/lib/resource-editor.ts'
+import { refuseWrite, submitEditorPost } from '#app/lib/resource-editor-actions.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 import { stringify } from 'yaml'
 import { z } from 'zod'
-import { checkFormIssues, createResource, deleteResource, loadJobHistory, loadResource, updateResource, writeFailure } from '#app/lib/resource-editor.server.ts'
+import { checkFormIssues, createResource, loadJobHistory, loadResource } from '#app/lib/resource-editor.server.ts'
 
 export const handle = {
   title: (data) => {
@@ -146,20 +139,6 @@ type ActionAnswer = EditorAnswer
 
 type Done = { to: string; toast: string }
 
-/** The API's refusal of a write, on the field it is about, or for the form with the API's status. */
-function refuseWrite(ctx: z.RefinementCtx, error: unknown, kind: ResourceKind, payload: ResourcePayload, answer: { status: number; detail: SpecErrorDetail }, specPath: string[]) {
-  const { message, details } = writeFailure(error, kind, payload)
-  const status = error instanceof GatewayError ? error.status : 500
-  if (status === 409) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['name'], message })
-  else if (status === 400 || status === 422) {
-    answer.detail.details = details
-    ctx.addIssue({ code: z.ZodIssueCode.custom, path: specPath, message })
-  } else {
-    answer.status = status >= 400 && status < 600 ? status : 502
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message })
-  }
-  return z.NEVER
-}
 
 /**
  * Saves (create or update) and deletes, one discriminated union by `intent`; the check type form
@@ -183,47 +162,7 @@ export async function action(args: ActionFunctionArgs) {
           throw error
         })
   if (id !== NEW_ID && !existing) throw errorResponse(404, { message: 'No resources found' })
-  const info = existing ? sourceInfo(existing) : null
-  const name = existing ? String(existing.name ?? existing.id ?? '') : ''
-  const listHref = `/settings/${kind.table}`
-  const answer = { status: 400, detail: {} as SpecErrorDetail }
-  const submission = await parseWithZod(formData, {
-    async: true,
-    schema: (existing ? ResourceActionSchema : NewResourceActionSchema).transform(async (action, ctx): Promise<Done> => {
-      if (info?.readOnly) {
-        answer.status = 409
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `This resource was created by ${info.origin} and cannot be changed here.` })
-        return z.NEVER
-      }
-      if (action.intent === 'delete') {
-        try {
-          await deleteResource(args, kind, id)
-        } catch (error) {
-          if (!(error instanceof GatewayError)) throw error
-          answer.status = error.status >= 400 ? error.status : 502
-          ctx.addIssue({ code: z.ZodIssueCode.custom, message: error.message })
-          return z.NEVER
-        }
-        return { to: listHref, toast: `${kind.singular} ${name} deleted successfully` }
-      }
-      const built = buildPayload(kind, action, existing)
-      if (!built.ok) {
-        answer.detail.line = built.error.line ?? null
-        ctx.addIssue({ code: z.ZodIssueCode.custom, path: [formFieldOfEditorError(built.error.field)], message: built.error.message })
-        return z.NEVER
-      }
-      try {
-        if (existing) {
-          await updateResource(args, kind, id, built.payload)
-          return { to: `${listHref}/${id}`, toast: `${kind.singular} ${name} updated successfully` }
-        }
-        const created = await createResource(args, kind, built.payload, session.user.id)
-        return { to: created ? `${listHref}/${created}` : listHref, toast: `${kind.singular} ${built.payload.name} created successfully` }
-      } catch (error) {
-        return refuseWrite(ctx, error, kind, built.payload, answer, ['yaml'])
-      }
-    }),
-  })
+  const { submission, answer } = await submitEditorPost(args, kind, { formData, id, existing, listHref: `/settings/${kind.table}`, userId: session.user.id })
   if (submission.status !== 'success') {
     return data<ActionAnswer>({ intent: String(intent ?? ''), result: submission.reply(), specDetail: answer.detail, view: null, values: null }, { status: answer.status })
   }
@@ -266,7 +205,7 @@ async function checkFormAction(args: ActionFunctionArgs, kind: ResourceKind, use
         const created = await createResource(args, kind, payload.payload, userId)
         return { to: created ? `/settings/${kind.table}/${created}` : `/settings/${kind.table}`, toast: `${kind.singular} ${payload.payload.name} created successfully` }
       } catch (error) {
-        return refuseWrite(ctx, error, kind, payload.payload, answer, [])
+        return refuseWrite(ctx, error, kind, payload.payload, answer, { conflict: ['name'], invalid: () => [] })
       }
     }),
   })
