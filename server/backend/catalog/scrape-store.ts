@@ -189,13 +189,6 @@ export async function storeScrape(db: Db, items: ScrapedItem[], options: StoreOp
     ? [...existing.values()].filter((one) => !one.deleted && !byKey.has(one.key) && (options.staleItemAgeMs <= 0 || (one.scrapedAgoMs ?? Infinity) > options.staleItemAgeMs))
     : []
 
-  // The configs being replaced, for their diffs: read only for items that changed.
-  const previous = new Map<string, unknown>()
-  for (const batch of chunks(updates)) {
-    const { rows } = await db.query<{ id: string; config: unknown }>('SELECT id, config FROM config_items WHERE id = ANY($1::uuid[])', [batch.map((update) => update.id)])
-    for (const row of rows) previous.set(row.id, row.config)
-  }
-
   // The row trigger that links aliases (0003) looks items up by external id; planned against
   // statistics of a table that this run is about to outgrow, it scans every live item for each
   // inserted one (quadratic: 10,000 new items took minutes). Statistics taken after the first
@@ -206,8 +199,12 @@ export async function storeScrape(db: Db, items: ScrapedItem[], options: StoreOp
     analyzeAfterFirstBatch = Number(rows[0]?.reltuples ?? 0) < inserts.length
   }
 
-  await db.transaction(async (tx) => {
-    for (const [index, batch] of chunks(inserts).entries()) {
+  // One short transaction per batch (an item and its hash, or an item, its hash and its change,
+  // commit together): on PGlite a transaction holds the only connection, so pages wait for one
+  // batch rather than for the whole scrape. A run that stops half way leaves hashes that match
+  // what was written, and the next run carries on from there.
+  for (const [index, batch] of chunks(inserts).entries()) {
+    await db.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: string; type: string; external_id: string }>(
         `INSERT INTO config_items (scraper_id, type, config_class, external_id, name, status, health, description, icon, labels, tags, properties, config, source, created_at, deleted_at, delete_reason)
          SELECT $1, x.type, x.config_class, x.external_id, x.name, x.status, x.health, x.description, x.icon, x.labels, x.tags, x.properties, x.config, x.source,
@@ -218,12 +215,29 @@ export async function storeScrape(db: Db, items: ScrapedItem[], options: StoreOp
       )
       for (const row of rows) ids.set(`${row.type}\u0000${row.external_id}`, row.id)
       await writeHashes(tx, batch.map((insert) => ({ config_id: ids.get(insert.item.key)!, hash: insert.hash })))
-      for (const insert of batch) count(insert.item.type, 'added')
-      if (index === 0 && analyzeAfterFirstBatch) await tx.query('ANALYZE config_items')
-    }
+    })
+    for (const insert of batch) count(insert.item.type, 'added')
+    if (index === 0 && analyzeAfterFirstBatch) await db.query('ANALYZE config_items')
+  }
 
+  for (const batch of chunks(updates)) {
+    // The configs being replaced, for their diffs.
+    const { rows: before } = await db.query<{ id: string; config: unknown }>('SELECT id, config FROM config_items WHERE id = ANY($1::uuid[])', [batch.map((update) => update.id)])
+    const previous = new Map(before.map((row) => [row.id, row.config]))
     const changes: ChangeRow[] = []
-    for (const batch of chunks(updates)) {
+    for (const update of batch) {
+      const old = previous.get(update.id)
+      if (old === undefined || canonicalJson(old) === canonicalJson(update.item.config)) continue
+      const patches = jsonPatchOf((old ?? {}) as object, (update.item.config ?? {}) as object)
+      const diff = createPatch(update.item.name ?? update.item.externalId, `${canonicalJson(old, 2)}\n`, `${canonicalJson(update.item.config, 2)}\n`, '', '', { context: 3 })
+      const change = applyChangeRules(
+        { config_id: update.id, change_type: 'diff', severity: 'info', source: update.item.source, summary: changeSummary(patches), patches, diff, details: null },
+        update.item,
+        errors,
+      )
+      if (change) changes.push(change)
+    }
+    await db.transaction(async (tx) => {
       await tx.query(
         `UPDATE config_items ci SET type = x.type, config_class = x.config_class, external_id = x.external_id, name = x.name, status = x.status,
            health = x.health, description = x.description, icon = x.icon, labels = x.labels, tags = x.tags, properties = x.properties,
@@ -233,51 +247,43 @@ export async function storeScrape(db: Db, items: ScrapedItem[], options: StoreOp
         [JSON.stringify(batch.map((update) => ({ ...update.row, id: update.id })))],
       )
       await writeHashes(tx, batch.map((update) => ({ config_id: update.id, hash: update.hash })))
-      for (const update of batch) {
-        count(update.item.type, 'updated')
-        refresh.push(update.id)
-        const before = previous.get(update.id)
-        if (before === undefined || canonicalJson(before) === canonicalJson(update.item.config)) continue
-        const patches = jsonPatchOf((before ?? {}) as object, (update.item.config ?? {}) as object)
-        const diff = createPatch(update.item.name ?? update.item.externalId, `${canonicalJson(before, 2)}\n`, `${canonicalJson(update.item.config, 2)}\n`, '', '', { context: 3 })
-        const change = applyChangeRules(
-          { config_id: update.id, change_type: 'diff', severity: 'info', source: update.item.source, summary: changeSummary(patches), patches, diff, details: null },
-          update.item,
-          errors,
+      if (changes.length > 0) {
+        await tx.query(
+          `INSERT INTO config_changes (config_id, change_type, severity, source, summary, patches, diff, details)
+           SELECT x.config_id, x.change_type, x.severity, x.source, x.summary, x.patches, x.diff, x.details
+           FROM jsonb_to_recordset($1::jsonb) AS x(config_id uuid, change_type text, severity text, source text, summary text, patches jsonb, diff text, details jsonb)`,
+          [JSON.stringify(changes)],
         )
-        if (change) changes.push(change)
       }
+    })
+    for (const update of batch) {
+      count(update.item.type, 'updated')
+      refresh.push(update.id)
     }
-    for (const batch of chunks(changes)) {
-      await tx.query(
-        `INSERT INTO config_changes (config_id, change_type, severity, source, summary, patches, diff, details)
-         SELECT x.config_id, x.change_type, x.severity, x.source, x.summary, x.patches, x.diff, x.details
-         FROM jsonb_to_recordset($1::jsonb) AS x(config_id uuid, change_type text, severity text, source text, summary text, patches jsonb, diff text, details jsonb)`,
-        [JSON.stringify(batch)],
-      )
-    }
+  }
 
-    for (const batch of chunks(vanished)) {
-      const { rowCount } = await tx.query(
-        "UPDATE config_items SET deleted_at = now(), delete_reason = 'stale' WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL",
-        [batch.map((one) => one.id)],
-      )
-      summary.deleted += rowCount
-      for (const one of batch) {
-        const type = one.key.split('\u0000')[0]!
-        const counts = (summary.by_type[type] ??= { added: 0, updated: 0, unchanged: 0, deleted: 0 })
-        counts.deleted += 1
-      }
+  for (const batch of chunks(vanished)) {
+    const { rowCount } = await db.query(
+      "UPDATE config_items SET deleted_at = now(), delete_reason = 'stale' WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL",
+      [batch.map((one) => one.id)],
+    )
+    summary.deleted += rowCount
+    for (const one of batch) {
+      const type = one.key.split('\u0000')[0]!
+      const counts = (summary.by_type[type] ??= { added: 0, updated: 0, unchanged: 0, deleted: 0 })
+      counts.deleted += 1
     }
+  }
 
-    for (const batch of chunks(refresh)) {
-      await tx.query(
-        `INSERT INTO config_items_last_scraped_time (config_id, last_scraped_time) SELECT id, now() FROM unnest($1::uuid[]) AS id
-         ON CONFLICT (config_id) DO UPDATE SET last_scraped_time = now()`,
-        [batch],
-      )
-    }
+  for (const batch of chunks(refresh)) {
+    await db.query(
+      `INSERT INTO config_items_last_scraped_time (config_id, last_scraped_time) SELECT id, now() FROM unnest($1::uuid[]) AS id
+       ON CONFLICT (config_id) DO UPDATE SET last_scraped_time = now()`,
+      [batch],
+    )
+  }
 
+  await db.transaction(async (tx) => {
     await storeLocations(tx, byKey, ids)
     await storeAnalysis(tx, scraperId, byKey, ids)
     await storeRelationships(tx, scraperId, byKey, ids, options.deleteVanished)
