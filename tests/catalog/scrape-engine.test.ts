@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDb, TEST_PG_ADMIN_URL, type TestDb } from '#tests/support/test-db.ts'
 import type { Db } from '#server/db/client.ts'
 import type { ScrapeEngine } from '#server/backend/catalog/scrape-engine.ts'
-import { recordSpecTrust } from '#server/backend/health/check-trust.ts'
 import { parseGoTime } from '#server/backend/catalog/scrape-pipeline.ts'
 import { insertScraper, itemsOf, tempFolder, testScrapeEngine, waitFor } from './scrape-fixtures.ts'
 
@@ -284,6 +283,14 @@ describe('exec and kubernetesFile scrapers', () => {
     expect((await itemsOf(db, id)).map((item) => item.name)).toEqual(['ana', 'bo'])
   })
 
+  it('runs no script whose spec no exec holder wrote', async () => {
+    const id = await insertScraper(db, 'exec-untrusted', { exec: [{ type: 'Lab::User', id: '$.id', script: 'echo \'{"id": "x"}\'' }] }, 'UI', { trusted: false })
+    const outcome = await run(id)
+    expect(outcome.status).toBe('FAILED')
+    expect(outcome.errors).toEqual(['exec[0]: exec scrapers run only when someone holding the exec permission wrote the spec; ask an admin to save this scraper'])
+    expect(await itemsOf(db, id)).toEqual([])
+  })
+
   it('reports a failing script in job history', async () => {
     const id = await insertScraper(db, 'exec-fail', { exec: [{ type: 'Lab::User', id: '$.id', script: 'echo broken >&2; exit 3' }] })
     const outcome = await run(id)
@@ -321,9 +328,8 @@ items:
 describe('postgres scraper entries', () => {
   it('run as sql entries on PostgreSQL', async () => {
     const spec = { postgres: [{ connection: TEST_PG_ADMIN_URL, query: "SELECT 'r1' AS id, 'first' AS name UNION ALL SELECT 'r2', 'second'", type: 'Lab::Row', id: '$.id', name: '$.name' }] }
+    // The database is this server's own address: reachable only for specs an exec holder wrote (insertScraper trusts).
     const id = await insertScraper(db, 'pg-rows', spec)
-    // The database is this server's own address: reachable only for specs an exec holder wrote.
-    await recordSpecTrust(db, spec, 'server')
     const outcome = await run(id)
     expect(outcome.errors ?? []).toEqual([])
     expect((await itemsOf(db, id)).map((item) => item.name)).toEqual(['first', 'second'])

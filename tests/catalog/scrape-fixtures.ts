@@ -4,15 +4,20 @@ import path from 'node:path'
 import pino from 'pino'
 import type { Db } from '#server/db/client.ts'
 import { createScrapeEngine, type ScrapeEngineOptions } from '#server/backend/catalog/scrape-engine.ts'
+import { recordSpecTrust } from '#server/backend/health/check-trust.ts'
 
 export const silentLogger = pino({ level: process.env.SCRAPE_TEST_LOG ?? 'silent' })
 
-/** A scraper row as the data API stores it (source UI unless said). */
-export async function insertScraper(db: Db, name: string, spec: Record<string, unknown>, source = 'UI'): Promise<string> {
+/**
+ * A scraper row as the data API stores it (source UI unless said), its spec trusted as an exec
+ * holder's write would make it (`trusted: false`: as if someone without exec had written it).
+ */
+export async function insertScraper(db: Db, name: string, spec: Record<string, unknown>, source = 'UI', options: { trusted?: boolean } = {}): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     "INSERT INTO config_scrapers (name, namespace, spec, source) VALUES ($1, 'default', $2::jsonb, $3::source) RETURNING id",
     [name, JSON.stringify(spec), source],
   )
+  if (options.trusted !== false) await recordSpecTrust(db, spec, 'server')
   return rows[0]!.id
 }
 

@@ -13,6 +13,11 @@ export const execSource: ScraperSource = {
   async fetch(entry, context) {
     const script = typeof entry.script === 'string' ? entry.script : ''
     if (!script) throw new Error('exec scraper: script is required')
+    // Storing exec needs the exec permission; this catches specs that reached the table some other
+    // way or were edited since by someone without it (as exec checks do).
+    if (await context.targets?.isRestricted()) {
+      throw new Error('exec scrapers run only when someone holding the exec permission wrote the spec; ask an admin to save this scraper')
+    }
     const env: Record<string, string> = {}
     for (const [index, variable] of ((entry.env as EnvVar[] | undefined) ?? []).entries()) {
       if (typeof variable !== 'object' || !variable.name) throw new Error(`exec scraper: env[${index}].name is required`)
