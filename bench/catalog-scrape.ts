@@ -18,6 +18,7 @@ import { pino } from 'pino'
 import { createPGliteDb, createPostgresDb, type Db } from '../server/db/client.ts'
 import { migrate } from '../server/db/migrate.ts'
 import { createScrapeEngine } from '../server/backend/catalog/scrape-engine.ts'
+import { recordSpecTrust } from '../server/backend/health/check-trust.ts'
 import { scratchDatabase } from './support/scratch-database.ts'
 
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 10_000)
@@ -70,17 +71,20 @@ export async function runScrapeBench(documents = DOCUMENTS, engine: 'postgres' |
     for (let index = 0; index < documents; index += 1) {
       writeFileSync(path.join(folder, `host-${index}.json`), JSON.stringify(documentFor(index)))
     }
+    const spec = {
+      schedule: '@every 1h',
+      file: [{
+        type: 'Bench::Host', class: 'VirtualMachine', id: '$.id', name: '$.name', status: '$.state',
+        labels: { region: '$.region' }, tags: [{ name: 'team', jsonpath: '$.team' }],
+        paths: [path.join(folder, '*.json')],
+      }],
+    }
     const { rows: [scraper] } = await db.query<{ id: string }>(
       `INSERT INTO config_scrapers (name, namespace, spec, source) VALUES ('bench-files', 'default', $1::jsonb, 'UI') RETURNING id`,
-      [JSON.stringify({
-        schedule: '@every 1h',
-        file: [{
-          type: 'Bench::Host', class: 'VirtualMachine', id: '$.id', name: '$.name', status: '$.state',
-          labels: { region: '$.region' }, tags: [{ name: 'team', jsonpath: '$.team' }],
-          paths: [path.join(folder, '*.json')],
-        }],
-      })],
+      [JSON.stringify(spec)],
     )
+    // File scrapers read this server's files: they run for specs an exec holder wrote, as this one is.
+    await recordSpecTrust(db, spec, 'server')
     const engine = createScrapeEngine({ db, logger: pino({ level: 'silent' }) })
     const timed = async () => {
       const started = performance.now()

@@ -136,6 +136,21 @@ describe('file scraper', () => {
     expect(types.map(([type]) => type)).toContain('diff')
   })
 
+  it('reads no file for a spec no exec holder wrote (file and kubernetesFile)', async () => {
+    const files = folder({ 'secret.json': '{"id": "s"}' })
+    const id = await insertScraper(db, 'file-untrusted', {
+      file: [{ type: 'Lab::Secret', id: '$.id', paths: [path.join(files.dir, '*.json')] }],
+      kubernetesFile: [{ paths: [path.join(files.dir, '*.json')] }],
+    }, 'UI', { trusted: false })
+    const outcome = await run(id)
+    expect(outcome.status).toBe('FAILED')
+    expect([...outcome.errors!].sort()).toEqual([
+      "file[0]: file scrapers read this server's files and run only when someone holding the exec permission wrote the spec; ask an admin to save this scraper",
+      "kubernetesFile[0]: kubernetesFile scrapers read this server's files and run only when someone holding the exec permission wrote the spec; ask an admin to save this scraper",
+    ])
+    expect(await itemsOf(db, id)).toEqual([])
+  })
+
   it('keeps stored items through a run with errors, and staleItemAge keeps vanished items until they are old', async () => {
     const files = folder({ 'a.json': '{"id": "a"}', 'b.json': '{"id": "b"}' })
     const id = await insertScraper(db, 'stale', { retention: { staleItemAge: '1h' }, file: [{ type: 'Lab::Thing', id: '$.id', paths: [path.join(files.dir, '*.json')] }] })

@@ -1,5 +1,5 @@
 import type { ScrapedDocument, ScraperSource } from './scraper-source.ts'
-import { matchFiles, parseFileDocuments, readFiles } from './scraped-files.ts'
+import { matchFiles, parseFileDocuments, readFiles, refuseUntrustedFileRead } from './scraped-files.ts'
 
 /**
  * `file` (resource-specs §3.7): every file the `paths` globs match, less `ignore`, is one config
@@ -12,6 +12,7 @@ export const fileSource: ScraperSource = {
     if (typeof entry.url === 'string' && entry.url !== '' && !(Array.isArray(entry.paths) && entry.paths.length > 0)) {
       throw new Error(`file scraper: url sources (${entry.url}) are downloaded by config-db; here, list local files under paths`)
     }
+    await refuseUntrustedFileRead('file', context)
     const files = await matchFiles(entry, context.signal)
     const errors: string[] = []
     const read = await readFiles(files, context.signal, errors)

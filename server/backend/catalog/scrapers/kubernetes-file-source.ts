@@ -1,6 +1,6 @@
 import type { ScrapedDocument, ScraperSource } from './scraper-source.ts'
 import { PartialScrapeError } from './file-source.ts'
-import { matchFiles, parseFileDocuments, readFiles } from './scraped-files.ts'
+import { matchFiles, parseFileDocuments, readFiles, refuseUntrustedFileRead } from './scraped-files.ts'
 
 type KubernetesObject = {
   kind?: unknown
@@ -41,6 +41,7 @@ export function kubernetesDefaults(object: KubernetesObject): ScrapedDocument['d
 export const kubernetesFileSource: ScraperSource = {
   kind: 'kubernetesFile',
   async fetch(entry, context) {
+    await refuseUntrustedFileRead('kubernetesFile', context)
     const files = await matchFiles(entry, context.signal)
     const errors: string[] = []
     const documents: ScrapedDocument[] = []

@@ -2,12 +2,24 @@ import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { glob } from 'tinyglobby'
 import { parseYamlDocuments } from '#contract/yaml-input.ts'
+import type { ScrapeRunContext } from './scraper-source.ts'
 
 /** Larger files are reported and skipped: a scrape reads every file of every run. */
 export const MAX_SCRAPED_FILE_BYTES = 16 * 1024 * 1024
 const READ_CONCURRENCY = 32
 
 export type ReadFile = { file: string; text: string }
+
+/**
+ * Reading this server's files is as much as running a command on it (its data folder, /proc,
+ * keys): like folder checks, file scrapers run only while their spec is one someone holding the
+ * exec permission wrote (the per-spec trust of check-trust.ts).
+ */
+export async function refuseUntrustedFileRead(kind: string, context: ScrapeRunContext): Promise<void> {
+  if (await context.targets?.isRestricted()) {
+    throw new Error(`${kind} scrapers read this server's files and run only when someone holding the exec permission wrote the spec; ask an admin to save this scraper`)
+  }
+}
 
 function list(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item !== '') : []
