@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { apiJson, type ApiArgs } from './gateway.server.ts'
-import { sharedPerSession } from './shared-data.server.ts'
+import { sharedAcrossSessions } from './shared-data.server.ts'
 
 /**
  * `/api/about` as Mission Control (`{appVersion, chartVersion}`), Lookout's own backend (the same
@@ -24,7 +24,7 @@ export function backendVersionOf(body: unknown): string | null {
 /** The backend's version for the version line, or null when /about cannot say (shown as NA). */
 export async function getBackendVersion(args: ApiArgs): Promise<string | null> {
   try {
-    return await sharedPerSession(args, 'about', async () => backendVersionOf((await apiJson<unknown>(args, '/about')).data))
+    return await sharedAcrossSessions(args, 'about', async () => backendVersionOf((await apiJson<unknown>(args, '/about')).data))
   } catch (error) {
     // A sign-in redirect still applies; any other failure only costs the version.
     if (error instanceof Response) throw error

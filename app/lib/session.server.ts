@@ -6,7 +6,7 @@ import type { RouteGuard } from './route-handle.ts'
 import { getSwitchedOffNames, isFeatureDisabled, type Property } from './features.ts'
 import type { SidebarView } from './navigation.ts'
 import { consoleLog } from './log.server.ts'
-import { sharedPerSession } from './shared-data.server.ts'
+import { sharedAcrossSessions, sharedPerSession } from './shared-data.server.ts'
 
 /**
  * A thrown JSON Response reaches the error boundary as `isRouteErrorResponse` with its body
@@ -52,7 +52,7 @@ const PropertySchema = z.object({ name: z.string(), value: z.unknown() })
  */
 export async function getProperties(args: ApiArgs): Promise<Property[]> {
   try {
-    return await sharedPerSession(args, 'properties', async () => {
+    return await sharedAcrossSessions(args, 'properties', async () => {
       const { data: body } = await apiJson<unknown>(args, '/properties')
       if (!Array.isArray(body)) return []
       return body.flatMap((entry) => {

@@ -14,7 +14,7 @@ export const SHARED_DATA_CHANNEL = 'lookout_shared_data'
  * gateway. Entries are promises, stored as the load starts, so the layout, the page and
  * concurrent requests of one session share one call.
  *
- * Freshness: an entry is fresh for `ttlMs` (less up to a fifth, at random, so sessions that
+ * Freshness: an entry is fresh for `ttlMs` (less up to two fifths, at random, so sessions that
  * filled together do not all reload at once); in the `ttlMs` after that, a page gets the kept
  * value while one reload runs behind it. A write through this process's /api that can
  * change a page's shell (watchShellWrites: roles, flags, views, sign-out) or a notice on
@@ -39,7 +39,7 @@ export type SharedDataCache = {
 type Entry = { value: Promise<unknown>; freshUntil: number; staleUntil: number; settled: boolean; refreshing: boolean }
 
 /** Share of the TTL taken off at random per entry, so sessions that filled together expire apart. */
-const TTL_JITTER = 0.2
+const TTL_JITTER = 0.4
 
 export function createSharedDataCache(options: { ttlMs: number; maxEntries: number; now?: () => number; random?: () => number }): SharedDataCache {
   const { ttlMs, maxEntries } = options
