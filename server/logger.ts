@@ -46,6 +46,9 @@ export function createHttpLogger(logger: Logger) {
     genReqId: requestIdOf,
     autoLogging: { ignore: (req) => QUIET_PATHS.has(req.url ?? '') || (req.url ?? '').startsWith('/assets/') },
     customLogLevel: (_req, res, error) => {
+      // 501: a service this mode does not run yet (custom views in embedded mode) — a page asking
+      // for it is expected, not a fault of this server.
+      if (!error && res.statusCode === 501) return 'warn'
       if (error || res.statusCode >= 500) return 'error'
       if (res.statusCode >= 400) return 'warn'
       return 'info'
