@@ -53,6 +53,14 @@ export function createHttpLogger(logger: Logger) {
       if (res.statusCode >= 400) return 'warn'
       return 'info'
     },
+    // pino-http makes an Error (with its stack) for every answer of 500 or more; a 501 is an answer,
+    // not a failure, so its line carries no error.
+    customErrorObject: (_req, res, _error, value) => {
+      if (res.statusCode !== 501) return value
+      const { err: _err, ...rest } = value as Record<string, unknown>
+      return rest
+    },
+    customErrorMessage: (_req, res) => (res.statusCode === 501 ? 'request completed' : 'request errored'),
     // How long a page waited for its turn (server/console.ts `inTurn`), on the pages that did.
     customProps: (_req, res) => {
       const waited = (res as { locals?: { turnWaitMs?: unknown } }).locals?.turnWaitMs

@@ -94,4 +94,24 @@ describe('page requests in turn (LOOKOUT_PAGE_CONCURRENCY)', () => {
     expect(waitOf('/page/second')).toBeGreaterThanOrEqual(50)
     expect(lines.find((line) => line.req?.url === '/api/call')).not.toHaveProperty('turnWaitMs')
   })
+
+  it('logs a 501 (a service this mode does not run) at warn without an error, and a 500 as an error', async () => {
+    const lines: Array<{ level: number; msg: string; err?: unknown; req?: { url?: string } }> = []
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) })
+    const app = express()
+    app.use(createHttpLogger(logger))
+    app.get('/api/view/list', (_req, res) => void res.status(501).json({ error: 'not_implemented' }))
+    app.get('/api/broken', (_req, res) => void res.status(500).json({ error: 'boom' }))
+    const server = http.createServer(app)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    close = () => new Promise<void>((resolve) => server.close(() => resolve()))
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    await fetch(`${base}/api/view/list`)
+    await fetch(`${base}/api/broken`)
+    const lineOf = (url: string) => lines.find((line) => line.req?.url === url)!
+    expect(lineOf('/api/view/list')).toMatchObject({ level: 40, msg: 'request completed' })
+    expect(lineOf('/api/view/list')).not.toHaveProperty('err')
+    expect(lineOf('/api/broken')).toMatchObject({ level: 50, msg: 'request errored' })
+    expect(lineOf('/api/broken')).toHaveProperty('err')
+  })
 })
