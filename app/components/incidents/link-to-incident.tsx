@@ -146,6 +146,10 @@ function LinkToIncidentDialogForm({ target, onDone }: { target: EvidenceTarget; 
     else if (data.result.error?.['']?.length) onDone(null)
   }, [submit.state, submit.data, onDone])
   const isBusy = submit.state !== 'idle'
+  // A post while the options are loading would abort that load mid-answer (Remix stops every
+  // fetcher load when a submission starts, and logs the broken stream as a console error), and
+  // the choice could be made on options about to change: Link waits for them.
+  const isLoadingOptions = search.state === 'loading' || hypothesesFetcher.state === 'loading'
 
   return (
     <submit.Form method="post" action={LINK_RESOURCE} {...getFormProps(form)} className="flex flex-col gap-4" data-testid="link-to-incident-form">
@@ -173,7 +177,7 @@ function LinkToIncidentDialogForm({ target, onDone }: { target: EvidenceTarget; 
       ) : null}
       <DescriptionField fields={fields} />
       <div className="flex justify-end">
-        <Button type="submit" disabled={isBusy} data-testid="link-submit">
+        <Button type="submit" disabled={isBusy || isLoadingOptions} data-testid="link-submit">
           {isBusy ? 'Linking..' : 'Link'}
         </Button>
       </div>
