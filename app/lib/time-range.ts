@@ -10,6 +10,7 @@ export type AbsoluteRange = { type: 'absolute'; from: string; to: string; displa
 export type MappedRange = { type: 'mapped'; display: string }
 export type TimeRange = RelativeRange | AbsoluteRange | MappedRange
 
+import { endOfUnit, shiftDate, startOfUnit } from '#contract/date-math.ts'
 import { DURATION_MINUTES, type DurationKey } from './durations.ts'
 
 export { DEFAULT_DURATION, DURATION_KEYS, DURATION_MINUTES, isDurationKey } from './durations.ts'
@@ -51,7 +52,6 @@ export function durationToApiStart(key: DurationKey, now: Date): string {
 
 // ---- relative grammar -------------------------------------------------------------------
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }
 const RELATIVE = /^now(?:([+-])(\d+)(ms|s|m|h|d|w|M|y))?(?:\/(s|m|h|d|w|M|y))?$/
 
 export class TimeRangeError extends Error {
@@ -62,53 +62,6 @@ export function isRelativeExpression(text: string): boolean {
   return RELATIVE.test(text.trim())
 }
 
-function shift(date: Date, sign: number, amount: number, unit: string): Date {
-  const out = new Date(date)
-  if (unit === 'M') out.setUTCMonth(out.getUTCMonth() + sign * amount)
-  else if (unit === 'y') out.setUTCFullYear(out.getUTCFullYear() + sign * amount)
-  else out.setTime(out.getTime() + sign * amount * UNIT_MS[unit]!)
-  return out
-}
-
-function startOf(date: Date, unit: string): Date {
-  const out = new Date(date)
-  switch (unit) {
-    case 'y':
-      out.setUTCMonth(0, 1)
-      out.setUTCHours(0, 0, 0, 0)
-      break
-    case 'M':
-      out.setUTCDate(1)
-      out.setUTCHours(0, 0, 0, 0)
-      break
-    case 'w': {
-      // Weeks start on Monday.
-      const day = (out.getUTCDay() + 6) % 7
-      out.setUTCDate(out.getUTCDate() - day)
-      out.setUTCHours(0, 0, 0, 0)
-      break
-    }
-    case 'd':
-      out.setUTCHours(0, 0, 0, 0)
-      break
-    case 'h':
-      out.setUTCMinutes(0, 0, 0)
-      break
-    case 'm':
-      out.setUTCSeconds(0, 0)
-      break
-    case 's':
-      out.setUTCMilliseconds(0)
-      break
-  }
-  return out
-}
-
-function endOf(date: Date, unit: string): Date {
-  const next = shift(startOf(date, unit), 1, 1, unit === 'M' || unit === 'y' ? unit : unit)
-  return new Date(next.getTime() - 1)
-}
-
 /**
  * `now`, `now-5m`, `now+1h`, `now-1d/d`: `/unit` rounds to the start of the unit, or to its
  * end when `roundUp` (the "to" side of a range).
@@ -117,8 +70,8 @@ export function parseRelative(text: string, now: Date, roundUp = false): Date {
   const match = RELATIVE.exec(text.trim())
   if (!match) throw new TimeRangeError(`Invalid relative time: ${text}`)
   let date = new Date(now)
-  if (match[1]) date = shift(date, match[1] === '-' ? -1 : 1, Number(match[2]), match[3]!)
-  if (match[4]) date = roundUp ? endOf(date, match[4]) : startOf(date, match[4])
+  if (match[1]) date = shiftDate(date, match[1] === '-' ? -1 : 1, Number(match[2]), match[3]!)
+  if (match[4]) date = roundUp ? endOfUnit(date, match[4]) : startOfUnit(date, match[4])
   return date
 }
 

@@ -1,3 +1,4 @@
+import { shiftDate, startOfUnit } from '#contract/date-math.ts'
 import type { Params } from '#server/backend/postgrest/sql-builder.ts'
 
 /**
@@ -120,41 +121,6 @@ export function selectorSql(text: string, column: string, params: Params): strin
   return conditions.length ? conditions.join(' AND ') : null
 }
 
-const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }
-
-function roundDown(date: Date, unit: string): Date {
-  const copy = new Date(date)
-  switch (unit) {
-    case 'y':
-      copy.setUTCMonth(0, 1)
-      copy.setUTCHours(0, 0, 0, 0)
-      break
-    case 'M':
-      copy.setUTCDate(1)
-      copy.setUTCHours(0, 0, 0, 0)
-      break
-    case 'w': {
-      copy.setUTCHours(0, 0, 0, 0)
-      const day = (copy.getUTCDay() + 6) % 7 // weeks start on Monday
-      copy.setUTCDate(copy.getUTCDate() - day)
-      break
-    }
-    case 'd':
-      copy.setUTCHours(0, 0, 0, 0)
-      break
-    case 'h':
-      copy.setUTCMinutes(0, 0, 0)
-      break
-    case 'm':
-      copy.setUTCSeconds(0, 0)
-      break
-    case 's':
-      copy.setUTCMilliseconds(0)
-      break
-  }
-  return copy
-}
-
 /**
  * RFC3339 or date math: `now`, `now-7d`, `now-1h30m`, `now-1M`, `now/d` (rounded down to the
  * day), `now-1d/d`. Units: s, m, h, d, w, M (months), y.
@@ -164,15 +130,8 @@ export function parseDateMath(text: string, now: Date, field: string): Date {
   const math = /^now((?:\s*[+-]\s*\d+\s*[smhdwMy])*)(?:\/([smhdwMy]))?$/.exec(value)
   if (math) {
     let result = new Date(now)
-    for (const step of math[1]!.matchAll(/([+-])\s*(\d+)\s*([smhdwMy])/g)) {
-      const sign = step[1] === '-' ? -1 : 1
-      const amount = Number(step[2]) * sign
-      const unit = step[3]!
-      if (unit === 'M') result.setUTCMonth(result.getUTCMonth() + amount)
-      else if (unit === 'y') result.setUTCFullYear(result.getUTCFullYear() + amount)
-      else result = new Date(result.getTime() + amount * UNIT_MS[unit]!)
-    }
-    return math[2] ? roundDown(result, math[2]) : result
+    for (const step of math[1]!.matchAll(/([+-])\s*(\d+)\s*([smhdwMy])/g)) result = shiftDate(result, step[1] === '-' ? -1 : 1, Number(step[2]), step[3]!)
+    return math[2] ? startOfUnit(result, math[2]) : result
   }
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
     const time = Date.parse(value)
