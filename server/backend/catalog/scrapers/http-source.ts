@@ -5,7 +5,7 @@ import { envValue, findConnection, headersOf, resolveAccess } from '#server/back
 import { httpRequest, type HttpRequestOptions, type HttpResponse } from '#server/backend/health/checks/http-client.ts'
 import { evaluateCel } from '#server/backend/health/expressions.ts'
 import { renderGoTemplate } from '#server/backend/health/go-template.ts'
-import type { ScrapedDocument, ScrapeRunContext, ScraperSource } from './scraper-source.ts'
+import { abortReason, type ScrapedDocument, type ScrapeRunContext, type ScraperSource } from './scraper-source.ts'
 
 /**
  * The `http` scraper (resource-specs §3.7): one request (connection fields, method, body,
@@ -264,14 +264,6 @@ function parseBody(response: HttpResponse): unknown {
     }
   }
   return content
-}
-
-function abortReason(signal: AbortSignal): string {
-  const reason = signal.reason as unknown
-  if (reason instanceof Error && reason.name === 'TimeoutError') return 'timed out (the scraper\'s timeout)'
-  if (reason instanceof Error && reason.name !== 'AbortError' && reason.message) return reason.message
-  if (typeof reason === 'string' && reason) return reason
-  return 'aborted (the scraper timed out or the process is stopping)'
 }
 
 async function fetchPage(request: PageRequest, page: number, tls: HttpRequestOptions['tls'], context: ScrapeRunContext): Promise<PageResponse> {

@@ -55,3 +55,12 @@ export type ScraperSource = {
   kind: string
   fetch(entry: Record<string, unknown>, context: ScrapeRunContext): Promise<ScrapedDocument[]>
 }
+
+/** Why a source's work was stopped, for job history: the scraper's timeout, or the process stopping. */
+export function abortReason(signal: AbortSignal): string {
+  const reason = signal.reason as unknown
+  if (reason instanceof Error && reason.name === 'TimeoutError') return 'timed out (the scraper\'s timeout)'
+  if (reason instanceof Error && reason.name !== 'AbortError' && reason.message) return reason.message
+  if (typeof reason === 'string' && reason) return reason
+  return 'aborted (the scraper timed out or the process is stopping)'
+}

@@ -5,7 +5,7 @@ import type { EnvVar } from '#contract/canary/canary-spec.schema.ts'
 import { findConnection, resolveAccess } from '#server/backend/health/checks/check-inputs.ts'
 import { admitPostgres, mysqlConfig, postgresConfig } from '#server/backend/health/checks/sql-check.ts'
 import type { TargetGuard } from '#server/backend/health/checks/target-guard.ts'
-import type { ScrapedDocument, ScrapeRunContext, ScraperSource } from './scraper-source.ts'
+import { abortReason, type ScrapedDocument, type ScrapeRunContext, type ScraperSource } from './scraper-source.ts'
 
 /**
  * The `sql` scraper (resource-specs §3.7): one query against PostgreSQL or MySQL/MariaDB, each
@@ -259,14 +259,6 @@ function singleColumnValue(value: unknown): unknown {
     }
   }
   return converted
-}
-
-function abortReason(signal: AbortSignal): string {
-  const reason = signal.reason as unknown
-  if (reason instanceof Error && reason.name === 'TimeoutError') return 'timed out (the scraper\'s timeout)'
-  if (reason instanceof Error && reason.name !== 'AbortError' && reason.message) return reason.message
-  if (typeof reason === 'string' && reason) return reason
-  return 'aborted (the scraper timed out or the process is stopping)'
 }
 
 export const sqlSource: ScraperSource = {
