@@ -4,8 +4,9 @@ import type { SpecErrorDetail } from '#app/components/resource-editor/resource-f
 import type { ApiArgs } from './gateway.server.ts'
 import { GatewayError } from './gateway.server.ts'
 import { buildPayload, formFieldOfEditorError, NewResourceActionSchema, ResourceActionSchema, type ResourcePayload } from './resource-editor.ts'
-import { createResource, deleteResource, updateResource, writeFailure } from './resource-editor.server.ts'
-import { sourceInfo, type ResourceKind, type ResourceRow } from './resource-editor-vocabulary.ts'
+import { createResource, deleteResource, loadJobHistory, updateResource, writeFailure } from './resource-editor.server.ts'
+import type { ResourceSearch } from './resource-search.ts'
+import { sourceInfo, type JobHistoryRow, type ResourceKind, type ResourceRow } from './resource-editor-vocabulary.ts'
 
 /**
  * The resource editor's post, shared by /settings/{table}/{id} and /catalog/scrapers/{id}: save
@@ -88,4 +89,19 @@ export async function submitEditorPost(
     }),
   })
   return { submission, answer }
+}
+
+/** The Job History tab's page of runs, with the job whose details are open; an API refusal is shown in the tab. */
+export type EditorJobs = { rows: JobHistoryRow[]; total: number | null; page: number; error: string | null; openJobId: string | null; openJobTab: string | null }
+
+/** The Job History tab of one resource, or null when another tab is open. */
+export async function loadEditorJobs(args: ApiArgs, resourceId: string, search: Pick<ResourceSearch, 'tab' | 'page' | 'job' | 'jobTab'>): Promise<EditorJobs | null> {
+  if (search.tab !== 'jobs') return null
+  const open = { openJobId: search.job, openJobTab: search.jobTab }
+  try {
+    return { ...(await loadJobHistory(args, resourceId, search.page)), page: search.page, error: null, ...open }
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error
+    return { rows: [], total: null, page: search.page, error: error.message, ...open }
+  }
 }

@@ -13,10 +13,10 @@ import { Play } from '#app/components/ui/icons.tsx'
 import { hasAccess } from '#app/lib/access.ts'
 import { apiJson, GatewayError } from '#app/lib/gateway.server.ts'
 import { buildPayload, newResourceYaml, toResourceYaml } from '#app/lib/resource-editor.ts'
-import { createResource, loadJobHistory, loadResource } from '#app/lib/resource-editor.server.ts'
-import { RESOURCE_KINDS, sourceInfo, type JobHistoryRow, type ResourceKind } from '#app/lib/resource-editor-vocabulary.ts'
+import { createResource, loadResource } from '#app/lib/resource-editor.server.ts'
+import { RESOURCE_KINDS, sourceInfo, type ResourceKind } from '#app/lib/resource-editor-vocabulary.ts'
 import { parseResourceSearch, type ResourceSearch } from '#app/lib/resource-search.ts'
-import { refuseWrite, submitEditorPost } from '#app/lib/resource-editor-actions.server.ts'
+import { loadEditorJobs, refuseWrite, submitEditorPost } from '#app/lib/resource-editor-actions.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { CUSTOM_SCRAPER_TYPE, getScraperTypeForm } from '#app/lib/scraper-type-fields.ts'
 import { flattenScraperAnswers, isScraperFormIntent, pathOfMessage, scrapeConfigFromForm, scrapeConfigYamlFromForm, scraperFieldOfPath, scraperFormIssues, scraperTypeFormSchema } from '#app/lib/scraper-type-forms.ts'
@@ -99,16 +99,7 @@ export async function loader(args: LoaderFunctionArgs) {
       { status: 404, headers },
     )
   }
-  let jobs: { rows: JobHistoryRow[]; total: number | null; page: number; error: string | null; openJobId: string | null; openJobTab: string | null } | null = null
-  if (search.tab === 'jobs') {
-    const open = { openJobId: search.job, openJobTab: search.jobTab }
-    try {
-      jobs = { ...(await loadJobHistory(args, String(row.id), search.page)), page: search.page, error: null, ...open }
-    } catch (error) {
-      if (!(error instanceof GatewayError)) throw error
-      jobs = { rows: [], total: null, page: search.page, error: error.message, ...open }
-    }
-  }
+  const jobs = await loadEditorJobs(args, String(row.id), search)
   const info = sourceInfo(row)
   const name = typeof row.name === 'string' ? row.name : String(row.id)
   return data(

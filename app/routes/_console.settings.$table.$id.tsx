@@ -12,15 +12,15 @@ import { hasAccess } from '#app/lib/access.ts'
 import { CUSTOM_CHECK_TYPE, getCheckTypeForm } from '#app/lib/canary-check-fields.ts'
 import { canaryFromForm, canaryYamlFromForm, checkTypeFormSchema, flattenCheckFormValues, isCheckFormIntent } from '#app/lib/canary-check-forms.ts'
 import { GatewayError } from '#app/lib/gateway.server.ts'
-import { getEditorKind, sourceInfo, type JobHistoryRow, type ResourceKind } from '#app/lib/resource-editor-shapes.ts'
+import { getEditorKind, sourceInfo, type ResourceKind } from '#app/lib/resource-editor-shapes.ts'
 import { buildPayload, newResourceYaml, toResourceYaml } from '#app/lib/resource-editor.ts'
-import { refuseWrite, submitEditorPost } from '#app/lib/resource-editor-actions.server.ts'
+import { loadEditorJobs, refuseWrite, submitEditorPost } from '#app/lib/resource-editor-actions.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
 import { stringify } from 'yaml'
 import { z } from 'zod'
-import { checkFormIssues, createResource, loadJobHistory, loadResource } from '#app/lib/resource-editor.server.ts'
+import { checkFormIssues, createResource, loadResource } from '#app/lib/resource-editor.server.ts'
 
 export const handle = {
   title: (data) => {
@@ -102,17 +102,7 @@ export async function loader(args: LoaderFunctionArgs) {
     )
   }
   const tab = search.tab
-  let jobs: { rows: JobHistoryRow[]; total: number | null; page: number; error: string | null; openJobId: string | null; openJobTab: string | null } | null = null
-  if (tab === 'jobs') {
-    const page = search.page
-    const open = { openJobId: search.job, openJobTab: search.jobTab }
-    try {
-      jobs = { ...(await loadJobHistory(args, String(row.id), page)), page, error: null, ...open }
-    } catch (error) {
-      if (!(error instanceof GatewayError)) throw error
-      jobs = { rows: [], total: null, page, error: error.message, ...open }
-    }
-  }
+  const jobs = await loadEditorJobs(args, String(row.id), search)
   const info = sourceInfo(row)
   return data(
     {
