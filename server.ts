@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const consoleUrl = () => env.LOOKOUT_PUBLIC_URL ?? gatewayBaseUrl
   const embedded = env.LOOKOUT_MODE === 'embedded'
   const workers = embedded ? createBackgroundWorkers({ db, env, logger }) : undefined
-  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION, consoleUrl, engine: workers?.engine, scrapeEngine: workers?.scrapeEngine })
+  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION, consoleUrl, engine: workers?.engine, scrapeEngine: workers?.scrapeEngine, topologyEngine: workers?.topologyEngine })
   // A worker's primary has made the token and the first admin, and says what they are.
   const worker = isConsoleWorker()
   const generatedToken = embedded && !worker ? await backend.credentials.ensureBootstrapToken() : undefined

@@ -21,11 +21,12 @@
  * resource search and relationships; then /catalog and a type list page with their HTML size.
  * Targets (issue 14): changes depth 5 p50 ≤ 100 ms; pages p50 ≤ 150 ms, HTML ≤ 1 MB.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync, type ChildProcess } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import { createPostgresDb } from '../server/db/client.ts'
 import { migrate } from '../server/db/migrate.ts'
+import { startBundledServer } from './support/bundled-server.ts'
 import { scratchDatabase } from './support/scratch-database.ts'
 import { signInWithToken } from './support/sign-in.ts'
 
@@ -115,24 +116,6 @@ async function populate(url: string): Promise<void> {
   await db.close()
 }
 
-async function startServer(url: string): Promise<ChildProcess> {
-  // The bundled server, as `npm start` runs it (scripts/ensure-build.mjs builds it when stale).
-  const child = spawn(process.execPath, ['build/lookout/server.js'], {
-    env: { ...process.env, NODE_ENV: 'production', PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: url, LOOKOUT_BOOTSTRAP_TOKEN: TOKEN, LOOKOUT_ENGINE: 'off', LOOKOUT_DEMO_DATA: 'false' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  })
-  for (let i = 0; i < 240; i++) {
-    try {
-      if ((await fetch(`${BASE}/readyz`)).ok) return child
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500))
-  }
-  child.kill('SIGTERM')
-  throw new Error('server did not become ready')
-}
-
 type Sample = { ms: number; bytes: number; status: number }
 
 async function timed(path: string, init: { body?: unknown; cookie?: string } = {}): Promise<Sample> {
@@ -170,7 +153,7 @@ async function main() {
     console.log(`populate took ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     const build = spawnSync(process.execPath, ['scripts/ensure-build.mjs'], { stdio: 'inherit' })
     if (build.status !== 0) throw new Error('building the console and server bundle failed')
-    server = await startServer(database.url)
+    server = await startBundledServer({ port: PORT, databaseUrl: database.url, token: TOKEN })
     const cluster = (i: number) => idOf(1 + (((i % 20) + 20) % 20))
     const namespace = (i: number) => idOf(21 + ((i * 37 + 1000) % 1000))
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env tsx
 /**
- * lookout — apply Canary and ScrapeConfig resources from YAML to a running Lookout.
+ * lookout — apply Canary, ScrapeConfig and Topology resources from YAML to a running Lookout.
  *
  *   lookout apply -f canary.yaml        (a file, or a folder: every .yaml/.yml/.json inside, recursively)
- *   lookout delete -f canary.yaml       (soft-deletes the canaries and scrapers the files name)
+ *   lookout delete -f canary.yaml       (soft-deletes the canaries, scrapers and topologies the files name)
  *   lookout get canaries [-n namespace] [-o yaml]
  *
  * Reads LOOKOUT_URL (default http://127.0.0.1:3000) and LOOKOUT_TOKEN (sent as a bearer token).
@@ -18,8 +18,8 @@ import {
   parseScrapeConfigObject,
   resourceDocuments,
   ScrapeConfigValidationError,
-  type ScrapeConfigInput,
 } from '#contract/catalog/scrape-config-document.ts'
+import { parseTopologyObject, TopologyValidationError } from '#contract/topology/topology-document.ts'
 
 const USAGE = `usage:
   lookout apply -f <file|folder>
@@ -54,9 +54,37 @@ async function filesUnder(target: string): Promise<string[]> {
   return files
 }
 
-type FileResources = { file: string; inputs: CanaryInput[]; scrapers: ScrapeConfigInput[] }
+/**
+ * A resource stored as a plain row through the data API (source ConfigFile): ScrapeConfigs in
+ * config_scrapers, Topologies in topologies. Canaries go through their own route, which also
+ * creates their checks.
+ */
+type RowResource = { kind: 'scrapeconfig' | 'topology'; table: 'config_scrapers' | 'topologies'; name: string; namespace: string; fields: Record<string, unknown> }
 
-/** Every file's Canary and ScrapeConfig documents, all validated before anything is sent. */
+type FileResources = { file: string; inputs: CanaryInput[]; rows: RowResource[] }
+
+const isValidationError = (error: unknown): error is CanaryValidationError | ScrapeConfigValidationError | TopologyValidationError =>
+  error instanceof CanaryValidationError || error instanceof ScrapeConfigValidationError || error instanceof TopologyValidationError
+
+function rowResource(document: unknown, prefix: (string | number)[]): RowResource | null {
+  switch (documentKind(document)) {
+    case 'ScrapeConfig': {
+      const scraper = parseScrapeConfigObject(document, prefix)
+      const fields = { spec: scraper.spec, ...(scraper.description ? { description: scraper.description } : {}) }
+      return { kind: 'scrapeconfig', table: 'config_scrapers', name: scraper.name, namespace: scraper.namespace, fields }
+    }
+    case 'Topology': {
+      const topology = parseTopologyObject(document, prefix)
+      // Stored as written: the schema only judges it (quoted numbers stay quoted, unknown keys stay).
+      const spec = (document as { spec?: unknown }).spec ?? {}
+      return { kind: 'topology', table: 'topologies', name: topology.name, namespace: topology.namespace, fields: { spec, labels: topology.labels } }
+    }
+    default:
+      return null
+  }
+}
+
+/** Every file's Canary, ScrapeConfig and Topology documents, all validated before anything is sent. */
 async function readResources(target: string): Promise<FileResources[]> {
   const files = await filesUnder(target)
   if (files.length === 0) throw new CliError(`${target}: no .yaml, .yml or .json files`)
@@ -68,21 +96,22 @@ async function readResources(target: string): Promise<FileResources[]> {
   for (const file of files) {
     try {
       const documents = resourceDocuments(await readFile(file, 'utf8'))
-      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary or ScrapeConfig document found' }])
-      const resources: FileResources = { file, inputs: [], scrapers: [] }
+      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary, ScrapeConfig or Topology document found' }])
+      const resources: FileResources = { file, inputs: [], rows: [] }
       documents.forEach((document, index) => {
         const prefix = documents.length > 1 ? [index] : []
         try {
-          if (documentKind(document) === 'ScrapeConfig') resources.scrapers.push(parseScrapeConfigObject(document, prefix))
+          const row = rowResource(document, prefix)
+          if (row) resources.rows.push(row)
           else resources.inputs.push(parseCanaryObject(document, prefix))
         } catch (error) {
-          if (error instanceof CanaryValidationError || error instanceof ScrapeConfigValidationError) report(file, error.issues)
+          if (isValidationError(error)) report(file, error.issues)
           else throw error
         }
       })
       parsed.push(resources)
     } catch (error) {
-      if (error instanceof CanaryValidationError || error instanceof ScrapeConfigValidationError) report(file, error.issues)
+      if (isValidationError(error)) report(file, error.issues)
       else throw error
     }
   }
@@ -122,28 +151,27 @@ async function errorText(response: Response): Promise<string> {
   }
 }
 
-/** The live scraper with this name and namespace, through the data API. */
-async function findScraper(scraper: ScrapeConfigInput): Promise<string | undefined> {
-  const query = `?select=id&deleted_at=is.null&name=eq.${encodeURIComponent(scraper.name)}&namespace=eq.${encodeURIComponent(scraper.namespace)}`
-  const response = await call('GET', `/config_scrapers${query}`, undefined, 'application/json', '/api/db')
-  if (!response.ok) throw new CliError(`${scraper.namespace}/${scraper.name}: ${response.status} ${await errorText(response)}`)
+/** The live row with this name and namespace, through the data API. */
+async function findRow(resource: RowResource): Promise<string | undefined> {
+  const query = `?select=id&deleted_at=is.null&name=eq.${encodeURIComponent(resource.name)}&namespace=eq.${encodeURIComponent(resource.namespace)}`
+  const response = await call('GET', `/${resource.table}${query}`, undefined, 'application/json', '/api/db')
+  if (!response.ok) throw new CliError(`${resource.namespace}/${resource.name}: ${response.status} ${await errorText(response)}`)
   return ((await response.json()) as { id: string }[])[0]?.id
 }
 
-/** ScrapeConfigs go to config_scrapers (source ConfigFile): created, or their spec replaced. */
-async function applyScraper(file: string, scraper: ScrapeConfigInput): Promise<void> {
-  const id = await findScraper(scraper)
-  const row = { spec: scraper.spec, ...(scraper.description ? { description: scraper.description } : {}) }
+/** Created (source ConfigFile), or its fields replaced. */
+async function applyRow(file: string, resource: RowResource): Promise<void> {
+  const id = await findRow(resource)
   const response = id
-    ? await call('PATCH', `/config_scrapers?id=eq.${id}`, row, 'application/json', '/api/db')
-    : await call('POST', '/config_scrapers', { name: scraper.name, namespace: scraper.namespace, source: 'ConfigFile', ...row }, 'application/json', '/api/db')
-  if (!response.ok) throw new CliError(`${file}: ${scraper.namespace}/${scraper.name}: ${response.status}\n  ${await errorText(response)}`)
-  print(`scrapeconfig ${scraper.namespace}/${scraper.name} ${id ? 'configured' : 'created'}`)
+    ? await call('PATCH', `/${resource.table}?id=eq.${id}`, resource.fields, 'application/json', '/api/db')
+    : await call('POST', `/${resource.table}`, { name: resource.name, namespace: resource.namespace, source: 'ConfigFile', ...resource.fields }, 'application/json', '/api/db')
+  if (!response.ok) throw new CliError(`${file}: ${resource.namespace}/${resource.name}: ${response.status}\n  ${await errorText(response)}`)
+  print(`${resource.kind} ${resource.namespace}/${resource.name} ${id ? 'configured' : 'created'}`)
 }
 
 async function apply(target: string): Promise<void> {
-  for (const { file, inputs, scrapers } of await readResources(target)) {
-    for (const scraper of scrapers) await applyScraper(file, scraper)
+  for (const { file, inputs, rows } of await readResources(target)) {
+    for (const row of rows) await applyRow(file, row)
     for (const input of inputs) {
       const response = await call('POST', '/api/canaries', input)
       if (!response.ok) throw new CliError(`${file}: ${input.namespace}/${input.name}: ${response.status}\n  ${await errorText(response)}`)
@@ -156,16 +184,16 @@ async function apply(target: string): Promise<void> {
 }
 
 async function remove(target: string): Promise<void> {
-  for (const { inputs, scrapers } of await readResources(target)) {
-    for (const scraper of scrapers) {
-      const id = await findScraper(scraper)
+  for (const { inputs, rows } of await readResources(target)) {
+    for (const resource of rows) {
+      const id = await findRow(resource)
       if (!id) {
-        print(`scrapeconfig ${scraper.namespace}/${scraper.name} not found`)
+        print(`${resource.kind} ${resource.namespace}/${resource.name} not found`)
         continue
       }
-      const response = await call('PATCH', `/config_scrapers?id=eq.${id}`, { deleted_at: new Date().toISOString() }, 'application/json', '/api/db')
-      if (!response.ok) throw new CliError(`${scraper.namespace}/${scraper.name}: ${response.status} ${await errorText(response)}`)
-      print(`scrapeconfig ${scraper.namespace}/${scraper.name} deleted`)
+      const response = await call('PATCH', `/${resource.table}?id=eq.${id}`, { deleted_at: new Date().toISOString() }, 'application/json', '/api/db')
+      if (!response.ok) throw new CliError(`${resource.namespace}/${resource.name}: ${response.status} ${await errorText(response)}`)
+      print(`${resource.kind} ${resource.namespace}/${resource.name} deleted`)
     }
     for (const input of inputs) {
       const response = await call('DELETE', `/api/canaries/${encodeURIComponent(input.name)}?namespace=${encodeURIComponent(input.namespace)}`)

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     consoleUrl: () => env.LOOKOUT_PUBLIC_URL ?? ownUrl,
     engine: workers.engine,
     scrapeEngine: workers.scrapeEngine,
+    topologyEngine: workers.topologyEngine,
   })
   const generatedToken = await backend.credentials.ensureBootstrapToken()
   const metrics = createMetrics(db)

@@ -76,6 +76,8 @@ export const EnvSchema = z
     // The scrape engine (server/backend/catalog/scrape-engine.ts, decision 020).
     LOOKOUT_SCRAPE_CONCURRENCY: z.coerce.number().int().positive().max(100).default(2),
     LOOKOUT_SCRAPE_TIMEOUT_MS: positiveInt(1_800_000),
+    // The topology engine (server/backend/topology/topology-engine.ts, decision 023): a Topology spec names no timeout.
+    LOOKOUT_TOPOLOGY_TIMEOUT_MS: positiveInt(300_000),
 
     LOOKOUT_MODE: z.enum(['embedded', 'upstream']).default('embedded'),
     BACKEND_URL: httpUrl.optional(),

@@ -22,7 +22,7 @@ export type Preferences = {
 }
 
 export const DEFAULT_PREFERENCES: Preferences = {
-  showHiddenComponents: true,
+  showHiddenComponents: false,
   showDeletedConfigs: false,
   cardWidth: CARD_WIDTH.default,
   dateTimeFormat: 'timestamp',

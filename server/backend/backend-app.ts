@@ -14,8 +14,11 @@ import {
 import type { CredentialResolver } from './identity/principal.ts'
 import { createCredentialCache, type CredentialCache } from './identity/credential-cache.ts'
 import { createCanaryRouter } from './health/canary.routes.ts'
+import type { TopologyEngine } from './topology/topology-engine.ts'
 import { createCatalogRouter, createResourceSearchRouter } from './catalog/catalog.routes.ts'
 import { configRowGuard, configVisibility } from './catalog/config-access.ts'
+import { componentRowGuard, componentVisibility } from './topology/component-access.ts'
+import { createSnapshotRouter } from './topology/snapshot.routes.ts'
 import type { Principal } from './identity/principal.ts'
 import type { CheckEngine } from './health/check-engine.ts'
 import { createConfigRouter } from './catalog/config.routes.ts'
@@ -68,6 +71,8 @@ export function createBackend(options: {
   engine?: CheckEngine
   /** The scrape engine of this process, for run-now (`POST /config/run/{id}`); absent where no engine runs. */
   scrapeEngine?: ScrapeEngine
+  /** The topology engine of this process, for run-now (`POST /canary/run/topology/{id}`); absent where no engine runs. */
+  topologyEngine?: TopologyEngine
   /** Extra ways to recognise callers (tried after the Kratos session, before the console session). */
   credentialResolvers?: CredentialResolver[]
 }): Backend {
@@ -89,7 +94,11 @@ export function createBackend(options: {
   const trustSpecOfExecHolder = async (spec: unknown, subject: AccessSubject, holdsExec: boolean) => {
     if (holdsExec) await recordSpecTrust(db, spec, subject)
   }
-  const execValidator = createExecWriteValidator(authorizer, { onCanarySpec: trustSpecOfExecHolder, onScraperSpec: trustSpecOfExecHolder })
+  const execValidator = createExecWriteValidator(authorizer, {
+    onCanarySpec: trustSpecOfExecHolder,
+    onScraperSpec: trustSpecOfExecHolder,
+    onTopologySpec: trustSpecOfExecHolder,
+  })
   // Author columns first: the rules after it see the created_by/updated_by that will be stored.
   const writeValidators = [
     createAuthorColumnsValidator(authorizer),
@@ -181,16 +190,29 @@ export function createBackend(options: {
       // connection (boot.ts), and PGlite ignores statement_timeout (no timer in WASM).
       authorize: dbAuthorization.authorize,
       validateWrite: validateDataWrite,
-      // Row-level access: config items (and what hangs off them) a permission's tags/agents hide.
-      rowGuard: async (req) => configRowGuard(await configVisibility(authorizer, req.res?.locals.principal as Principal | undefined)),
+      // Row-level access: config items and components (and what hangs off them) a permission's
+      // scopes hide; a row carrying both must pass both.
+      rowGuard: async (req) => {
+        const principal = req.res?.locals.principal as Principal | undefined
+        const guards = [
+          configRowGuard(await configVisibility(authorizer, principal)),
+          componentRowGuard(await componentVisibility(authorizer, principal)),
+        ].filter((guard) => guard !== null)
+        if (guards.length === 0) return null
+        return (relation, kind, alias, params) => {
+          const conditions = guards.map((guard) => guard(relation, kind, alias, params)).filter((condition) => condition !== null)
+          return conditions.length ? conditions.map((condition) => `(${condition})`).join(' AND ') : null
+        }
+      },
       isAuthenticated: (req) => Boolean(req.res?.locals.principal),
     }),
   )
 
-  router.use('/canary', createCanaryRouter({ db, engine: options.engine, logger, authorizer }))
+  router.use('/canary', createCanaryRouter({ db, engine: options.engine, topologyEngine: options.topologyEngine, logger, authorizer }))
   router.use('/config', createConfigRouter({ db, engine: options.scrapeEngine, logger, authorizer }))
   router.use('/catalog', createCatalogRouter({ db, authorizer, logger }))
   router.use('/resources', createResourceSearchRouter({ db, authorizer }))
+  router.use('/snapshot', createSnapshotRouter({ db, authorizer, logger }))
 
   // Sub-bases whose service has not been built yet answer honestly instead of 404.
   for (const subBase of SUB_BASES) {

@@ -8,13 +8,14 @@ import { engineOptionsFromEnv } from './health/engine-env.ts'
 import { createIncidentRulesHandlers } from './incidents/incident-rules.ts'
 import { createScrapeEngine, type ScrapeEngine } from './catalog/scrape-engine.ts'
 import { parseAllowedTargets } from './health/checks/target-guard.ts'
+import { createTopologyEngine, type TopologyEngine } from './topology/topology-engine.ts'
 
 /**
  * What an embedded backend process runs besides answering requests: the check engine, the
- * scrape engine and the event-queue consumer (incident rules). All coordinate through PostgreSQL (leases, SKIP
+ * scrape engine, the topology engine and the event-queue consumer (incident rules). All coordinate through PostgreSQL (leases, SKIP
  * LOCKED), so any number of processes may run them against one database.
  */
-export type BackgroundWorkers = { engine?: CheckEngine; scrapeEngine?: ScrapeEngine; start(): Promise<void>; stop(): Promise<void> }
+export type BackgroundWorkers = { engine?: CheckEngine; scrapeEngine?: ScrapeEngine; topologyEngine?: TopologyEngine; start(): Promise<void>; stop(): Promise<void> }
 
 export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Logger }): BackgroundWorkers {
   const { db, env, logger } = options
@@ -25,6 +26,13 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
     logger,
     concurrency: env.LOOKOUT_SCRAPE_CONCURRENCY,
     defaultTimeoutMs: env.LOOKOUT_SCRAPE_TIMEOUT_MS,
+    processId: env.LOOKOUT_ENGINE_PROCESS_ID,
+    allowedTargets: parseAllowedTargets(env.LOOKOUT_CHECK_ALLOWED_TARGETS),
+  })
+  const topologyEngine = createTopologyEngine({
+    db,
+    logger,
+    timeoutMs: env.LOOKOUT_TOPOLOGY_TIMEOUT_MS,
     processId: env.LOOKOUT_ENGINE_PROCESS_ID,
     allowedTargets: parseAllowedTargets(env.LOOKOUT_CHECK_ALLOWED_TARGETS),
   })
@@ -41,7 +49,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
   // delays the start (retried with a backoff) instead of ending the process.
   const startEngine = () => {
     retry = null
-    Promise.all([engine.start(), scrapeEngine.start()]).then(
+    Promise.all([engine.start(), scrapeEngine.start(), topologyEngine.start()]).then(
       () => undefined,
       (error: unknown) => {
         log[isConnectionFailure(error) ? 'warn' : 'error']({ err: error, retryInMs: delayMs }, 'check engine could not start; retrying')
@@ -54,6 +62,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
   return {
     engine,
     scrapeEngine,
+    topologyEngine,
     async start() {
       startEngine()
       await events.start()
@@ -62,7 +71,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
       if (retry) clearTimeout(retry)
       retry = null
       await events.stop()
-      await Promise.all([engine.stop(), scrapeEngine.stop()])
+      await Promise.all([engine.stop(), scrapeEngine.stop(), topologyEngine.stop()])
     },
   }
 }

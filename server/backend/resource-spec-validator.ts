@@ -2,6 +2,7 @@ import type { ValidateWriteInput, ValidateWriteResult } from './postgrest/router
 import { CanaryValidationError, parseCanaryObject } from '#contract/canary/canary-document.ts'
 import { IncidentRuleSpecError, parseIncidentRuleSpec } from './incidents/incident-rules.ts'
 import { parseScrapeConfigObject, ScrapeConfigValidationError, scrapeConfigSpecIssues } from '#contract/catalog/scrape-config-document.ts'
+import { parseTopologyObject, TopologyValidationError, topologySpecIssues } from '#contract/topology/topology-document.ts'
 
 type Issue = { path: string; message: string }
 
@@ -29,6 +30,16 @@ const SPEC_CHECKS: Record<string, (row: Record<string, unknown>, method: 'POST' 
       return []
     } catch (error) {
       if (error instanceof ScrapeConfigValidationError) return error.issues
+      throw error
+    }
+  },
+  topologies(row, method) {
+    if (method === 'PATCH') return 'spec' in row ? topologySpecIssues(row.spec) : []
+    try {
+      parseTopologyObject(row)
+      return []
+    } catch (error) {
+      if (error instanceof TopologyValidationError) return error.issues
       throw error
     }
   },

@@ -16,6 +16,8 @@ import { PreferencesFormSchema } from '#app/lib/preferences-form.ts'
 import { ResourceShape } from '#app/lib/resource-editor-shapes.ts'
 import { ResourceFormSchema } from '#app/lib/resource-editor.ts'
 import { CreateTokenSchema } from '#app/lib/token-scopes.ts'
+import { TopologyFormSchema } from '#app/lib/topology-form.ts'
+import { TopologyFormShape } from '#app/lib/topology-form-shape.ts'
 
 /** A zod constraint with its RegExp patterns as the strings the browser gets. */
 function asRendered(constraint: Record<string, Record<string, unknown>> | undefined) {
@@ -35,6 +37,7 @@ describe('form shapes equal their schemas’ constraints', () => {
     ['hypothesis status', shapes.HypothesisStatusShape, schemas.HypothesisStatusSchema],
     ['choose incident', shapes.ChooseIncidentShape, schemas.ChooseIncidentSchema],
     ['permission', PermissionShape, PermissionFormSchema],
+    ['topology', TopologyFormShape, TopologyFormSchema],
     ['create property', PropertyShape, CreatePropertySchema],
     ['update property', PropertyShape, UpdatePropertySchema],
     ['create team', CreateTeamShape, CreateTeamSchema],

@@ -34,10 +34,10 @@ function withoutKey<Props extends { key?: unknown }>(props: Props): Omit<Props, 
  * posts to a resource route that stores a cookie: without JavaScript a Save button posts and
  * returns to the page; with it every change is sent at once and the dates re-render.
  *
- * Date/time format and timezone apply to every date now (components/date-time.tsx). Show hidden
- * components, show deleted configs and card width are only stored and handed out by the root
- * loader (`preferences`) for the topology and catalog screens, which are not built yet; the
- * topology screen still lets its `showHiddenComponents` URL parameter win over the stored value.
+ * Date/time format and timezone apply to every date (components/date-time.tsx). Card width and
+ * show hidden components apply on /topology and /topology/{id} (their loaders read the cookie;
+ * a `showHiddenComponents=yes|no` URL parameter wins over the stored value there), show deleted
+ * configs on the catalog lists (where `showDeleted` in the URL wins).
  */
 export function PreferencesPanel({ preferences, timeZones }: { preferences: ResolvedPreferences; timeZones: TimeZoneOption[] }) {
   const closeHref = usePreferencesHref(false)

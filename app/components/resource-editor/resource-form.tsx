@@ -4,13 +4,11 @@ import { Trash2 } from '#app/components/ui/icons.tsx'
 import { Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
-import { Label } from '#app/components/ui/label.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
 import { ResourceShape, type ResourceKind } from '#app/lib/resource-editor-shapes.ts'
-import { YamlEditor } from './yaml-editor.tsx'
+import { SpecField, type SpecErrorDetail } from './spec-field.tsx'
 
-/** What the action hands back beside a refused save: the YAML line at fault and every problem the API listed. */
-export type SpecErrorDetail = { line?: number | null; details?: string | null }
+export type { SpecErrorDetail } from './spec-field.tsx'
 
 export type ResourceFormProps = {
   kind: ResourceKind
@@ -40,7 +38,6 @@ export function ResourceForm({ kind, mode, values, lastResult, specDetail, readO
     // The spec error sits above Save: revalidating on blur would move the button from under the click.
   })
   const locked = mode === 'edit' || readOnly
-  const specError = fields.yaml.errors?.join(' ')
   const textField = (field: typeof fields.name, testId: string, placeholder: string) => ({
     ...getInputProps(field, { type: 'text' }),
     readOnly: locked,
@@ -58,35 +55,19 @@ export function ResourceForm({ kind, mode, values, lastResult, specDetail, readO
           <Field labelProps={{ htmlFor: fields.namespace.id, children: 'Namespace' }} inputProps={textField(fields.namespace, 'resource-namespace', 'default')} errors={fields.namespace.errors} />
         ) : null}
       </div>
-      <div className="flex flex-col gap-1.5">
-        <Label htmlFor={fields.yaml.id}>Spec</Label>
-        <p className="text-xs text-muted-foreground">
-          YAML or JSON: a whole <code>kind: {kind.kind}</code> document, or just its spec.
-        </p>
-        <YamlEditor
-          id={fields.yaml.id}
-          name={fields.yaml.name}
-          label={`${kind.singular} spec`}
-          defaultValue={typeof fields.yaml.initialValue === 'string' ? fields.yaml.initialValue : values.yaml}
-          readOnly={readOnly}
-          required={fields.yaml.required}
-          errorLine={specError ? (specDetail?.line ?? undefined) : undefined}
-          errorId={specError ? fields.yaml.errorId : undefined}
-          testId="resource-yaml"
-        />
-        {specError ? (
-          <div id={fields.yaml.errorId} role="alert" className="flex flex-col gap-1 rounded-md border border-danger/40 bg-danger-muted px-3 py-2 text-sm text-danger" data-testid="spec-error">
-            <span>{specError}</span>
-            {specDetail?.details ? (
-              <ul className="list-disc pl-5 text-xs" data-testid="spec-error-details">
-                {specDetail.details.split('; ').map((line) => (
-                  <li key={line}>{line}</li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
-        ) : null}
-      </div>
+      <SpecField
+        field={fields.yaml}
+        value={values.yaml}
+        editorLabel={`${kind.singular} spec`}
+        readOnly={readOnly}
+        specDetail={specDetail}
+        testId="resource-yaml"
+        help={
+          <>
+            YAML or JSON: a whole <code>kind: {kind.kind}</code> document, or just its spec.
+          </>
+        }
+      />
       <div className="flex items-center gap-2">
         {canDelete ? (
           <Link to={deleteHref} preventScrollReset className={buttonVariants({ variant: 'outline', size: 'sm' })} data-testid="resource-delete">

@@ -4,13 +4,15 @@ import { stringify } from 'yaml'
 import type { Db } from '#server/db/client.ts'
 import type { Principal } from '#server/backend/identity/principal.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
-import { execRefusal, holdsExec, processParts, subjectOf } from '#server/backend/rbac/exec-permission.ts'
+import { execRefusal, holdsExec, processParts, subjectOf, type ProcessResourceKind } from '#server/backend/rbac/exec-permission.ts'
+import { createTopologyEngine, type TopologyEngine } from '#server/backend/topology/topology-engine.ts'
 import { CanaryValidationError, parseCanaryObject, parseCanaryText, toCanaryDocument, type CanaryInput } from '#contract/canary/canary-document.ts'
 import { applyCanary, deleteCanary, findCanary, listCanaries, type CanaryRecord } from './canary-store.ts'
 import { getCheckGraph, getChecksSummaryJson, getSharedChecksSummaryJson, parseTimeParam, sharedSummaryComputation, SummaryInputError } from './canary-summary.ts'
 import { SUMMARY_VIEW_PARAM } from '#contract/canary/summary-view.ts'
 import { getSummaryViewJson, parseSummaryView } from './summary-view.ts'
-import { getTopology } from './canary-topology.ts'
+import { getTopologyJson, parseTopologyQuery, TopologyInputError, type TopologyQuery } from '#server/backend/topology/topology-api.ts'
+import { componentVisibility, EVERY_COMPONENT } from '#server/backend/topology/component-access.ts'
 import { createCheckEngine, type CheckEngine } from './check-engine.ts'
 import { isUuid } from '#contract/uuid.ts'
 
@@ -19,6 +21,8 @@ export type CanaryPermission = { object: 'canaries'; action: 'read' | 'create' |
 export type CanaryRouterOptions = {
   db: Db
   engine?: CheckEngine
+  /** The topology engine of this process, for `POST /run/topology/{id}`. */
+  topologyEngine?: TopologyEngine
   logger: Logger
   /** RBAC hook; Run Now asks for canaries:create (http-api §2.6.1). Permissive when absent. */
   authorize?: (req: Request, permission: CanaryPermission) => boolean | Promise<boolean>
@@ -98,6 +102,7 @@ function wantsYaml(req: Request): boolean {
 export function createCanaryRouter(options: CanaryRouterOptions): express.Router {
   const { db, logger } = options
   const engine = options.engine ?? createCheckEngine({ db, logger })
+  const topologyEngine = options.topologyEngine ?? createTopologyEngine({ db, logger, authorizer: options.authorizer })
   const router = express.Router()
   // text/plain is YAML for CLIs, but a page of another site can post it with the visitor's
   // session cookie (no preflight): a session must send application/yaml or JSON.
@@ -121,15 +126,15 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
    * Refuses (403, nothing stored) specs that start a process when the caller lacks exec;
    * otherwise says who vouches for the specs' network targets (an exec holder, or nobody).
    */
-  const execGate = async (res: Response, inputs: CanaryInput[]): Promise<{ trusted: boolean } | undefined> => {
+  const execGate = async (res: Response, inputs: { spec: unknown }[], kind: ProcessResourceKind = 'canary'): Promise<{ trusted: boolean } | undefined> => {
     const principal = res.locals.principal as Principal | undefined
     const authorizer = options.authorizer
     const subject = principal ? subjectOf(principal) : undefined
     for (const [index, input] of inputs.entries()) {
       const refusal = authorizer && subject
-        ? await execRefusal(authorizer, subject, 'canary', input.spec, inputs.length > 1 ? `[${index}].spec` : 'spec')
+        ? await execRefusal(authorizer, subject, kind, input.spec, inputs.length > 1 ? `[${index}].spec` : 'spec')
         : undefined
-      const unauthorizable = (!authorizer || !subject) && processParts('canary', input.spec).length > 0
+      const unauthorizable = (!authorizer || !subject) && processParts(kind, input.spec).length > 0
       if (refusal || unauthorizable) {
         res.status(403).json({ error: refusal ?? 'exec checks need the exec permission, which you do not hold' })
         return undefined
@@ -219,21 +224,40 @@ export function createCanaryRouter(options: CanaryRouterOptions): express.Router
     res.json(result)
   }))
 
+  // canary-checker's sibling of /run/check (http-api §2.6.1): runs a Topology now and answers its
+  // live components after the run. Route access needs topology:run (rbac/route-access.ts); a spec
+  // that starts a process also needs exec, as storing it does.
+  router.post('/run/topology/:id', handle(async (req, res) => {
+    const id = req.params.id!
+    if (!isUuid(id)) return void res.status(400).json({ error: `id: "${id}" is not a UUID` })
+    const topology = await topologyEngine.find(id)
+    if (!topology) return void res.status(404).json({ error: `topology (${id}) was not found` })
+    if (topology.demo) return void res.status(409).json({ error: `topology (${id}) is demo data, which the topology engine does not run` })
+    if (!(await execGate(res, [topology], 'topology'))) return
+    const outcome = await topologyEngine.runNow(id)
+    if (!outcome) return void res.status(404).json({ error: `topology (${id}) was not found` })
+    if (outcome.status === 'FAILED') return void res.status(500).json({ error: outcome.errors?.join('; ') ?? 'the topology run failed' })
+    res.json({ status: 'ok', count: String(outcome.summary?.components ?? 0) })
+  }))
+
   router.get('/api/topology', handle(async (req, res) => {
-    const list = (value: unknown) => firstString(value)?.split(',').map((item) => item.trim()).filter((item) => item && item !== 'All')
-    const id = firstString(req.query.id)
-    const depth = Number(firstString(req.query.depth) ?? 5)
-    res.json(await getTopology(db, {
-      id: id && isUuid(id) ? id : undefined,
-      owner: firstString(req.query.owner) === 'All' ? undefined : firstString(req.query.owner),
-      labels: labelsOf(req.query.labels),
-      status: list(req.query.status),
-      type: list(req.query.type),
-      depth: Number.isFinite(depth) && depth >= 0 ? depth : 5,
-      flatten: firstString(req.query.flatten) === 'true',
-      sortBy: firstString(req.query.sortBy),
-      sortOrder: firstString(req.query.sortOrder) === 'desc' ? 'desc' : 'asc',
-    }))
+    let query: TopologyQuery
+    try {
+      query = parseTopologyQuery(req.query)
+    } catch (error) {
+      if (!(error instanceof TopologyInputError)) throw error
+      res.status(400).json({ error: error.message })
+      return
+    }
+    const principal = res.locals.principal as Principal | undefined
+    const visibility = options.authorizer ? await componentVisibility(options.authorizer, principal) : EVERY_COMPONENT
+    try {
+      res.type('application/json').send(await getTopologyJson(db, query, visibility))
+    } catch (error) {
+      // A sortBy path is only known bad once the statement is built.
+      if (!(error instanceof TopologyInputError)) throw error
+      res.status(400).json({ error: error.message })
+    }
   }))
 
   // ---- canary resources --------------------------------------------------------------------

@@ -32,16 +32,19 @@ export type CheckTrust = {
 
 /**
  * Where the specs live: canaries for the check engine, config_scrapers for the scrape engine
- * (its http and sql sources connect like checks do). Both record trust the same way, per spec content.
+ * (its http and sql sources connect like checks do), topologies for the topology engine (its
+ * lookups and inline checks are canary specs). All record trust the same way, per spec content.
  */
-export type TrustedSpecRelation = 'canaries' | 'config_scrapers'
+export type TrustedSpecRelation = 'canaries' | 'config_scrapers' | 'topologies'
+const TRUSTED_SPEC_RELATIONS: readonly TrustedSpecRelation[] = ['canaries', 'config_scrapers', 'topologies']
 
 /**
  * Answers are cached briefly (the authorizer caches policy for 3 s as well), so a spec change or
  * a lost grant takes effect within seconds in every process.
  */
 export function createCheckTrust(options: { db: Queryable; authorizer: Authorizer; cacheTtlMs?: number; relation?: TrustedSpecRelation }): CheckTrust {
-  const relation: TrustedSpecRelation = options.relation === 'config_scrapers' ? 'config_scrapers' : 'canaries'
+  // Interpolated into the statement below, so only the known relations pass.
+  const relation: TrustedSpecRelation = TRUSTED_SPEC_RELATIONS.find((known) => known === options.relation) ?? 'canaries'
   const ttl = options.cacheTtlMs ?? 5_000
   const cache = new Map<string, { at: number; value: Promise<boolean> }>()
 

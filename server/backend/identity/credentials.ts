@@ -296,8 +296,8 @@ export function sessionCookieResolver(
 /** Not a row in people: the identity a credential-less kiosk reads as (LOOKOUT_PUBLIC_HEALTH). */
 export const ANONYMOUS_PERSON_ID = 'a0000000-0000-4000-8000-000000000000'
 
-/** What the public health board reads: the check summary and nothing else. */
-const PUBLIC_HEALTH_READS = new Set(['/canary/api/summary'])
+/** What the public wall boards read (/view/health, /view/topology/{id}): the check summary and the component tree, nothing else. */
+const PUBLIC_HEALTH_READS = new Set(['/canary/api/summary', '/canary/api/topology'])
 
 /**
  * The public wall board (LOOKOUT_PUBLIC_HEALTH=true): a request that carries no credential at

@@ -40,7 +40,10 @@ const RELATIONS = new Map<string, RelationAccess>([
   ]),
   ...entries('database', 'catalog', ['config_items', 'configs', 'config_detail'], 'config'),
   ...entries('database', 'people', ['people', 'person_analytics']),
-  ...entries('database', 'database.public', ['teams', 'teams_with_status', 'team_members', 'severities']),
+  // http-api §4.1 puts the component name, label and team lists under database.public, not topology.
+  ...entries('database', 'database.public', [
+    'teams', 'teams_with_status', 'team_members', 'severities', 'component_names', 'component_labels', 'team_components',
+  ]),
   ...entries('database', 'application', ['applications']),
   ...entries('database', 'artifact', ['artifacts']),
   ...entries('database', 'database.monitor', [
@@ -63,9 +66,8 @@ const RELATIONS = new Map<string, RelationAccess>([
   ...entries('canaries', 'canaries', ['canaries'], 'canary'),
   ...entries('canaries', 'canaries', ['checks'], 'check'),
   ...entries('topologies', 'topology', [
-    'topologies', 'topologies_with_status', 'topology', 'component_relationships', 'component_labels',
-    'component_labels_keys', 'component_names', 'component_names_all', 'component_types', 'components_with_logs',
-    'team_components', 'changes_by_component',
+    'topologies', 'topologies_with_status', 'topology', 'component_relationships', 'component_labels_keys',
+    'component_names_all', 'component_types', 'components_with_logs', 'changes_by_component',
   ]),
   ...entries('topologies', 'topology', ['components'], 'component'),
   ...entries('config_scrapers', 'database.config_scrapers', ['config_scrapers', 'config_scrapers_with_status']),

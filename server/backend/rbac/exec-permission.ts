@@ -130,6 +130,8 @@ export function createExecWriteValidator(
     onCanarySpec?: (spec: unknown, subject: AccessSubject, holdsExec: boolean) => Promise<void>
     /** Each scraper spec written: the scrape engine trusts the network targets of those an exec holder wrote. */
     onScraperSpec?: (spec: unknown, subject: AccessSubject, holdsExec: boolean) => Promise<void>
+    /** Each topology spec written: its lookups and inline checks reach what an exec holder's could. */
+    onTopologySpec?: (spec: unknown, subject: AccessSubject, holdsExec: boolean) => Promise<void>
   } = {},
 ) {
   return async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
@@ -153,7 +155,7 @@ export function createExecWriteValidator(
       const refusal = await execRefusal(authorizer, subject, kind, row.spec, input.rows.length > 1 ? `[${index}].spec` : 'spec')
       if (refusal) return refuse(refusal)
     }
-    const onSpec = kind === 'canary' ? options.onCanarySpec : kind === 'scraper' ? options.onScraperSpec : undefined
+    const onSpec = { canary: options.onCanarySpec, scraper: options.onScraperSpec, topology: options.onTopologySpec, playbook: undefined }[kind]
     if (onSpec) {
       const trusted = await holdsExec(authorizer, subject)
       for (const row of input.rows) if ('spec' in row) await onSpec(row.spec, subject, trusted)

@@ -66,6 +66,8 @@ const RULES: Rule[] = [
   // Webhooks authenticate with their own secrets (public paths), whoever else is signed in.
   { path: '/canary/webhook/**', access: 'authenticated' },
   { path: '/playbook/webhook/**', access: 'authenticated' },
+  // Running a topology writes its components: the topology object, not canaries.
+  { path: '/canary/run/topology/*', methods: ['POST'], access: { area: 'topologies', object: 'topology', action: 'run' } },
   { path: '/canary/run/**', methods: ['POST'], access: { area: 'canaries', object: 'canaries', action: 'run' } },
   { path: '/canary/api/topology', access: { area: 'topologies', object: 'topology', action: 'read' } },
   { path: '/canary/api/summary', access: { area: 'canaries', object: 'canaries', action: 'read' } },

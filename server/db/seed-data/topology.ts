@@ -98,7 +98,9 @@ export function buildTopology(
       name: topology.name,
       namespace: topology.namespace,
       labels: { team: topology.key === 'platform' ? 'platform' : 'storefront' },
-      source: 'KubernetesCRD',
+      // 'Demo' keeps the topology engine off these rows: their specs list only the top level of
+      // the components written below (migration 0270, as DEMO_SOURCE does for the demo canaries).
+      source: 'Demo',
       spec: {
         type: topology.type,
         icon: topology.icon,
