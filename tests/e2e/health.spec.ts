@@ -186,7 +186,10 @@ test.describe('health board', () => {
 
   test('the kiosk views ship no JavaScript: no script, no modulepreload, no inlined loader data', async ({ page }) => {
     await signInWithToken(page)
-    for (const url of ['/view/health?refresh=60', '/view/topology/00000000-0000-4000-8000-000000000000']) {
+    const roots = await page.request.get('/api/db/components?select=id&name=eq.Platform&parent_id=is.null', { headers: { authorization: `Bearer ${E2E_TOKEN}` } })
+    const [platform] = (await roots.json()) as { id: string }[]
+    expect(platform).toBeDefined()
+    for (const url of ['/view/health?refresh=60', `/view/topology/${platform!.id}`]) {
       const response = await page.request.get(url)
       expect(response.status()).toBe(200)
       const html = await response.text()
