@@ -6,7 +6,7 @@ import { buttonVariants } from '#app/components/ui/button.tsx'
 import { ChevronDown, Download, Icon, Play, ScrollText } from '#app/components/ui/icons.tsx'
 import { healthVariant, severityVariant } from '#app/lib/catalog-vocabulary.ts'
 import { cn } from '#app/lib/cn.ts'
-import type { SidePanelData } from './component-side-panel.tsx'
+import type { SidePanelData } from './topology-model.ts'
 import type { TopologyCardData } from './topology-model.ts'
 
 function Section({ title, count, testId, children }: { title: string; count?: number; testId: string; children: ReactNode }) {

@@ -5,7 +5,7 @@ import {
   PanelActions as ServerRenderedPanelActions,
   PanelSections as ServerRenderedPanelSections,
 } from './component-panel-sections.tsx'
-import type { CardProperty } from './topology-model.ts'
+import type { SidePanelData } from './topology-model.ts'
 
 // The page's header, the snapshot link, the playbooks drop-down and the lists are static markup: they load on
 // demand in the browser while the server renders them in place, which keeps /topology/{id}
@@ -16,28 +16,14 @@ export const ComponentHeader = import.meta.env.SSR ? ServerRenderedComponentHead
 const PanelActions = import.meta.env.SSR ? ServerRenderedPanelActions : /* @__PURE__ */ lazy(() => loadSections().then((module) => ({ default: module.PanelActions })))
 const PanelSections = import.meta.env.SSR ? ServerRenderedPanelSections : /* @__PURE__ */ lazy(() => loadSections().then((module) => ({ default: module.PanelSections })))
 
-/** What the side panel shows; the loader builds it (app/lib/topology.server.ts). */
-export type SidePanelData = {
-  id: string
-  name: string
-  properties: CardProperty[]
-  checks: { id: string; name: string; type: string | null; status: string | null }[]
-  configs: { id: string; name: string | null; type: string | null; health: string | null }[]
-  incidents: { id: string; title: string; status: string; severity: string; created_at: string }[]
-  insights: { id: string; config_id: string; name: string | null; analysis_type: string | null; severity: string | null; summary: string | null }[]
-  teams: string[]
-  playbooks: { id: string; name: string; title: string }[]
-  logs: string[]
-  canLink: boolean
-  description: string
-}
-
 /**
  * The component page's side panel (issue 15 item 4): properties, checks with their health
  * (each to /health), related configs (to /catalog), open incidents, insights, teams, the
  * playbooks that may run on it, its logs, the snapshot download and link-to-incident. Every
  * entry is a link or a `<details>`, so all of it works without JavaScript.
  */
+export type { SidePanelData }
+
 export function ComponentSidePanel({ panel }: { panel: SidePanelData }) {
   return (
     <aside className="flex w-full flex-col gap-3 rounded-md border bg-card p-4 text-sm lg:w-96 lg:shrink-0" data-testid="component-side-panel">

@@ -31,6 +31,22 @@ export type TopologyParams = {
 }
 
 export type CardProperty = { name: string; label: string; value: string; headline: boolean; tooltip?: string }
+
+/** What the side panel shows; the loader builds it (app/lib/topology.server.ts). */
+export type SidePanelData = {
+  id: string
+  name: string
+  properties: CardProperty[]
+  checks: { id: string; name: string; type: string | null; status: string | null }[]
+  configs: { id: string; name: string | null; type: string | null; health: string | null }[]
+  incidents: { id: string; title: string; status: string; severity: string; created_at: string }[]
+  insights: { id: string; config_id: string; name: string | null; analysis_type: string | null; severity: string | null; summary: string | null }[]
+  teams: string[]
+  playbooks: { id: string; name: string; title: string }[]
+  logs: string[]
+  canLink: boolean
+  description: string
+}
 export type ChildSummary = { total: number; healthy: number; unhealthy: number; warning: number; unknown: number }
 
 export type TopologyCardData = {
