@@ -1,9 +1,9 @@
 #!/usr/bin/env tsx
 /**
- * lookout — apply Canary, ScrapeConfig and Topology resources from YAML to a running Lookout.
+ * lookout — apply Canary, ScrapeConfig, Topology and Playbook resources from YAML to a running Lookout.
  *
  *   lookout apply -f canary.yaml        (a file, or a folder: every .yaml/.yml/.json inside, recursively)
- *   lookout delete -f canary.yaml       (soft-deletes the canaries, scrapers and topologies the files name)
+ *   lookout delete -f canary.yaml       (soft-deletes the canaries, scrapers, topologies and playbooks the files name)
  *   lookout get canaries [-n namespace] [-o yaml]
  *
  * Reads LOOKOUT_URL (default http://127.0.0.1:3000) and LOOKOUT_TOKEN (sent as a bearer token).
@@ -20,6 +20,7 @@ import {
   ScrapeConfigValidationError,
 } from '#contract/catalog/scrape-config-document.ts'
 import { parseTopologyObject, TopologyValidationError } from '#contract/topology/topology-document.ts'
+import { parsePlaybookDocument, playbookColumnsOf, PlaybookValidationError } from '#contract/playbook/playbook-document.ts'
 
 const USAGE = `usage:
   lookout apply -f <file|folder>
@@ -56,15 +57,27 @@ async function filesUnder(target: string): Promise<string[]> {
 
 /**
  * A resource stored as a plain row through the data API (source ConfigFile): ScrapeConfigs in
- * config_scrapers, Topologies in topologies. Canaries go through their own route, which also
- * creates their checks.
+ * config_scrapers, Topologies in topologies, Playbooks in playbooks. Canaries go through their
+ * own route, which also creates their checks.
  */
-type RowResource = { kind: 'scrapeconfig' | 'topology'; table: 'config_scrapers' | 'topologies'; name: string; namespace: string; fields: Record<string, unknown> }
+type RowResource = {
+  kind: 'scrapeconfig' | 'topology' | 'playbook'
+  table: 'config_scrapers' | 'topologies' | 'playbooks'
+  name: string
+  namespace: string
+  fields: Record<string, unknown>
+}
+
+/**
+ * The playbook write guard (http-api §4.6) keeps playbooks the console did not create out of
+ * its hands; this header tells it the writer is the file applier, owner of source ConfigFile.
+ */
+const rowHeaders = (resource: RowResource): Record<string, string> => (resource.table === 'playbooks' ? { 'x-lookout-source': 'ConfigFile' } : {})
 
 type FileResources = { file: string; inputs: CanaryInput[]; rows: RowResource[] }
 
-const isValidationError = (error: unknown): error is CanaryValidationError | ScrapeConfigValidationError | TopologyValidationError =>
-  error instanceof CanaryValidationError || error instanceof ScrapeConfigValidationError || error instanceof TopologyValidationError
+const isValidationError = (error: unknown): error is CanaryValidationError | ScrapeConfigValidationError | TopologyValidationError | PlaybookValidationError =>
+  error instanceof CanaryValidationError || error instanceof ScrapeConfigValidationError || error instanceof TopologyValidationError || error instanceof PlaybookValidationError
 
 function rowResource(document: unknown, prefix: (string | number)[]): RowResource | null {
   switch (documentKind(document)) {
@@ -79,12 +92,17 @@ function rowResource(document: unknown, prefix: (string | number)[]): RowResourc
       const spec = (document as { spec?: unknown }).spec ?? {}
       return { kind: 'topology', table: 'topologies', name: topology.name, namespace: topology.namespace, fields: { spec, labels: topology.labels } }
     }
+    case 'Playbook': {
+      const playbook = parsePlaybookDocument(document, prefix)
+      const spec = (document as { spec?: unknown }).spec ?? {}
+      return { kind: 'playbook', table: 'playbooks', name: playbook.name, namespace: playbook.namespace, fields: { spec, ...playbookColumnsOf(playbook.name, playbook.spec) } }
+    }
     default:
       return null
   }
 }
 
-/** Every file's Canary, ScrapeConfig and Topology documents, all validated before anything is sent. */
+/** Every file's Canary, ScrapeConfig, Topology and Playbook documents, all validated before anything is sent. */
 async function readResources(target: string): Promise<FileResources[]> {
   const files = await filesUnder(target)
   if (files.length === 0) throw new CliError(`${target}: no .yaml, .yml or .json files`)
@@ -96,7 +114,7 @@ async function readResources(target: string): Promise<FileResources[]> {
   for (const file of files) {
     try {
       const documents = resourceDocuments(await readFile(file, 'utf8'))
-      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary, ScrapeConfig or Topology document found' }])
+      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary, ScrapeConfig, Topology or Playbook document found' }])
       const resources: FileResources = { file, inputs: [], rows: [] }
       documents.forEach((document, index) => {
         const prefix = documents.length > 1 ? [index] : []
@@ -124,8 +142,8 @@ function endpoint(route: string, subBase = '/api/canary'): string {
   return `${base}${subBase}${route}`
 }
 
-async function call(method: string, route: string, body?: unknown, accept = 'application/json', subBase = '/api/canary'): Promise<Response> {
-  const headers: Record<string, string> = { accept }
+async function call(method: string, route: string, body?: unknown, accept = 'application/json', subBase = '/api/canary', extraHeaders: Record<string, string> = {}): Promise<Response> {
+  const headers: Record<string, string> = { accept, ...extraHeaders }
   if (process.env.LOOKOUT_TOKEN) headers.authorization = `Bearer ${process.env.LOOKOUT_TOKEN}`
   if (body !== undefined) headers['content-type'] = 'application/json'
   let response: Response
@@ -163,8 +181,8 @@ async function findRow(resource: RowResource): Promise<string | undefined> {
 async function applyRow(file: string, resource: RowResource): Promise<void> {
   const id = await findRow(resource)
   const response = id
-    ? await call('PATCH', `/${resource.table}?id=eq.${id}`, resource.fields, 'application/json', '/api/db')
-    : await call('POST', `/${resource.table}`, { name: resource.name, namespace: resource.namespace, source: 'ConfigFile', ...resource.fields }, 'application/json', '/api/db')
+    ? await call('PATCH', `/${resource.table}?id=eq.${id}`, resource.fields, 'application/json', '/api/db', rowHeaders(resource))
+    : await call('POST', `/${resource.table}`, { name: resource.name, namespace: resource.namespace, source: 'ConfigFile', ...resource.fields }, 'application/json', '/api/db', rowHeaders(resource))
   if (!response.ok) throw new CliError(`${file}: ${resource.namespace}/${resource.name}: ${response.status}\n  ${await errorText(response)}`)
   print(`${resource.kind} ${resource.namespace}/${resource.name} ${id ? 'configured' : 'created'}`)
 }
@@ -191,7 +209,7 @@ async function remove(target: string): Promise<void> {
         print(`${resource.kind} ${resource.namespace}/${resource.name} not found`)
         continue
       }
-      const response = await call('PATCH', `/${resource.table}?id=eq.${id}`, { deleted_at: new Date().toISOString() }, 'application/json', '/api/db')
+      const response = await call('PATCH', `/${resource.table}?id=eq.${id}`, { deleted_at: new Date().toISOString() }, 'application/json', '/api/db', rowHeaders(resource))
       if (!response.ok) throw new CliError(`${resource.namespace}/${resource.name}: ${response.status} ${await errorText(response)}`)
       print(`${resource.kind} ${resource.namespace}/${resource.name} deleted`)
     }

@@ -6,6 +6,11 @@
  */
 export const QUERY_POSTS: readonly string[] = ['/api/catalog/summary', '/api/catalog/changes', '/api/resources/search']
 
+/** Query POSTs with an id in the path: a playbook's parameters with their defaults templated for a resource (http-api §2.5.3). */
+const QUERY_POST_PATTERNS: readonly RegExp[] = [/^\/api\/playbook\/[^/]+\/params$/]
+
 export function isQueryPost(method: string | undefined, path: string): boolean {
-  return (method ?? '').toUpperCase() === 'POST' && QUERY_POSTS.includes(path.replace(/\/+$/, ''))
+  if ((method ?? '').toUpperCase() !== 'POST') return false
+  const trimmed = path.replace(/\/+$/, '')
+  return QUERY_POSTS.includes(trimmed) || QUERY_POST_PATTERNS.some((pattern) => pattern.test(trimmed))
 }

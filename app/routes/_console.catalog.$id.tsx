@@ -1,17 +1,27 @@
 import type { LoaderFunctionArgs } from '@remix-run/node'
 import { Link, NavLink, Outlet, useLoaderData } from '@remix-run/react'
+import { lazy, Suspense } from 'react'
 import { AttachEvidenceLink } from '#app/components/catalog/attach-link.tsx'
 import { ConfigType, HealthBadge, KeyValueChips, tabLinkClass } from '#app/components/catalog/catalog-badges.tsx'
 import { DateTime } from '#app/components/date-time.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { Icon } from '#app/components/ui/icons.tsx'
+import { PlaybooksMenu as ServerRenderedPlaybooksMenu } from '#app/components/playbooks/playbooks-menu.tsx'
 import { getConfigDetail, listConfigViewTabs } from '#app/lib/catalog-screens.server.ts'
 import { configTypeIcon, formatCost } from '#app/lib/catalog-vocabulary.ts'
 import { canLinkToIncident } from '#app/lib/incidents.server.ts'
+import { hasAccess } from '#app/lib/access.ts'
+import { listPlaybooksFor } from '#app/lib/playbooks.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse, requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
 import { isUuid } from '#contract/uuid.ts'
+
+// The Playbooks drop-down is static markup the server renders in place; the browser loads its code
+// on demand, which keeps the item's pages within the JavaScript budget (decisions 007, 016).
+const PlaybooksMenu = import.meta.env.SSR
+  ? ServerRenderedPlaybooksMenu
+  : /* @__PURE__ */ lazy(() => import('#app/components/playbooks/playbooks-menu.tsx').then((module) => ({ default: module.PlaybooksMenu })))
 
 export const handle = {
   title: (data) => (data && typeof data === 'object' && 'title' in data && typeof data.title === 'string' ? data.title : 'Catalog'),
@@ -28,14 +38,19 @@ export const CATALOG_ITEM_ROUTE = 'routes/_console.catalog.$id'
  * Playbooks, Checks and any custom views that apply to it.
  */
 export async function loader(args: LoaderFunctionArgs) {
-  await requireAccess(args, handle)
+  const session = await requireAccess(args, handle)
   const id = args.params.id ?? ''
   // Config ids are UUIDs; anything else cannot exist, and must not reach a filter expression.
   if (!isUuid(id)) throw errorResponse(404, { message: 'No such catalog item' })
   try {
-    const [item, canLink, views] = await Promise.all([getConfigDetail(args, id), canLinkToIncident(args), listConfigViewTabs(args, id)])
+    const [item, canLink, views, playbooks] = await Promise.all([
+      getConfigDetail(args, id),
+      canLinkToIncident(args),
+      listConfigViewTabs(args, id),
+      hasAccess(session, 'playbook_runs', 'write') ? listPlaybooksFor(args, { config_id: id }) : null,
+    ])
     if (!item) throw errorResponse(404, { message: 'No such catalog item' })
-    return { id, item, canLink, views, title: `Catalog / ${item.name ?? id}` }
+    return { id, item, canLink, views, playbooks, title: `Catalog / ${item.name ?? id}` }
   } catch (error) {
     throw toErrorResponse(error)
   }
@@ -53,7 +68,7 @@ function Figure({ label, children, testId }: { label: string; children: React.Re
 }
 
 export default function CatalogItemLayout() {
-  const { id, item, canLink, views } = useLoaderData<typeof loader>()
+  const { id, item, canLink, views, playbooks } = useLoaderData<typeof loader>()
   const summary = item.summary ?? {}
   const tabs = [
     { to: '.', label: 'Spec', end: true, count: undefined },
@@ -94,7 +109,12 @@ export default function CatalogItemLayout() {
               </Link>
             </div>
           </div>
-          <AttachEvidenceLink canLink={canLink} target={{ type: 'config', config_id: id, description: `${item.type} ${item.name ?? id} is ${item.health ?? 'unknown'}` }} />
+          <div className="flex items-center gap-2">
+            <Suspense fallback={null}>
+              <PlaybooksMenu playbooks={playbooks} target={{ config_id: id }} returnTo={`/catalog/${id}`} />
+            </Suspense>
+            <AttachEvidenceLink canLink={canLink} target={{ type: 'config', config_id: id, description: `${item.type} ${item.name ?? id} is ${item.health ?? 'unknown'}` }} />
+          </div>
         </div>
         {item.description ? <p className="text-sm text-muted-foreground">{item.description}</p> : null}
         <dl className="flex flex-wrap gap-x-8 gap-y-2">

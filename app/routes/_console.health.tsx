@@ -14,6 +14,9 @@ import { Toast as ServerRenderedToast } from '#app/components/toast.tsx'
 import { Skeleton } from '#app/components/ui/skeleton.tsx'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
+import { hasAccess } from '#app/lib/access.ts'
+import { listPlaybooksFor } from '#app/lib/playbooks.server.ts'
+import { isUuid } from '#contract/uuid.ts'
 import { loadAgentNames, loadCheckDetail, loadHealthView, loadRefreshMs, runCheckNow } from '#app/lib/health.server.ts'
 
 /*
@@ -41,10 +44,11 @@ export async function loader(args: LoaderFunctionArgs) {
   const params = parseHealthParams(url.searchParams)
   const detailParams = parseDetailParams(url.searchParams)
   try {
-    const [view, refreshMs, detail] = await Promise.all([
+    const [view, refreshMs, detail, playbooks] = await Promise.all([
       loadHealthView(args, params, () => loadAgentNames(args)),
       loadRefreshMs(args),
       params.checkId ? loadCheckDetail(args, params.checkId, params.timeRange, detailParams) : Promise.resolve(null),
+      params.checkId && isUuid(params.checkId) && hasAccess(session, 'playbook_runs', 'write') ? listPlaybooksFor(args, { check_id: params.checkId }) : null,
     ])
     return {
       params: {
@@ -63,6 +67,7 @@ export async function loader(args: LoaderFunctionArgs) {
       },
       view,
       detail,
+      playbooks,
       detailParams,
       canRunNow: canRunNow(session.roles),
       refreshMs,
@@ -110,7 +115,7 @@ function preloadPanel(event: { target: EventTarget }) {
 }
 
 export default function HealthRoute() {
-  const { params, view, detail, detailParams, canRunNow: mayRun, refreshMs, now: nowText } = useLoaderData<typeof loader>()
+  const { params, view, detail, playbooks, detailParams, canRunNow: mayRun, refreshMs, now: nowText } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
   const navigation = useNavigation()
   useRefreshInterval(refreshMs)
@@ -145,7 +150,7 @@ export default function HealthRoute() {
       </div>
       <Suspense fallback={null}>
         {params.checkId && detail ? (
-          <CheckDetailPanel detail={detail} params={detailParams} timeRange={params.timeRange} canRunNow={mayRun} now={now} />
+          <CheckDetailPanel detail={detail} params={detailParams} timeRange={params.timeRange} canRunNow={mayRun} now={now} playbooks={playbooks} />
         ) : null}
       </Suspense>
       <Suspense fallback={null}>{params.checkId && !detail ? <MissingCheck /> : null}</Suspense>

@@ -42,6 +42,8 @@ import { createExecWriteValidator } from './rbac/exec-permission.ts'
 import { recordSpecTrust } from './health/check-trust.ts'
 import { incidentWriteValidator } from './incidents/incident-write-validator.ts'
 import { resourceSpecValidator } from './resource-spec-validator.ts'
+import { createPlaybookWriteGuard, createPlaybookWriteValidator } from './playbooks/playbook-write-guard.ts'
+import { createPlaybookRouter, createPlaybookWebhookRouter } from './playbooks/playbook.routes.ts'
 import { createAuthorizer, type AccessSubject, type Authorizer } from './rbac/authorizer.ts'
 import { createRbacRouter } from './rbac/rbac.routes.ts'
 import { createDbAuthorization, requireRouteAccess } from './rbac/rbac-middleware.ts'
@@ -106,6 +108,7 @@ export function createBackend(options: {
     createTeamMembershipValidator(authorizer),
     createPeopleWriteValidator(authorizer),
     execValidator,
+    createPlaybookWriteValidator(authorizer),
     incidentWriteValidator,
     resourceSpecValidator,
   ]
@@ -159,6 +162,8 @@ export function createBackend(options: {
       rateLimits,
     }),
   )
+  // Playbook webhooks check their own credentials (a JWT or basic pair that is no token of ours).
+  router.use('/playbook/webhook', limitUnauthenticated(rateLimits), createPlaybookWebhookRouter({ db }))
   // The public board's resolver goes last and declines any request carrying a credential, so a
   // session or token is always judged as itself.
   router.use(requireCredentials(credentials, {
@@ -183,6 +188,7 @@ export function createBackend(options: {
   router.use(
     '/db',
     dbAuthorization.guard,
+    createPlaybookWriteGuard({ db, authorize: dbAuthorization.authorize }),
     createPostgrestRouter({
       db,
       maxRows: env.LOOKOUT_DB_MAX_ROWS,
@@ -213,6 +219,7 @@ export function createBackend(options: {
   router.use('/catalog', createCatalogRouter({ db, authorizer, logger }))
   router.use('/resources', createResourceSearchRouter({ db, authorizer }))
   router.use('/snapshot', createSnapshotRouter({ db, authorizer, logger }))
+  router.use('/playbook', createPlaybookRouter({ db, authorizer, logger }))
 
   // Sub-bases whose service has not been built yet answer honestly instead of 404.
   for (const subBase of SUB_BASES) {

@@ -9,10 +9,12 @@ import { createIncidentRulesHandlers } from './incidents/incident-rules.ts'
 import { createScrapeEngine, type ScrapeEngine } from './catalog/scrape-engine.ts'
 import { parseAllowedTargets } from './health/checks/target-guard.ts'
 import { createTopologyEngine, type TopologyEngine } from './topology/topology-engine.ts'
+import { createPlaybookRunner } from './playbooks/playbook-runner.ts'
+import { createPlaybookScheduler, createPlaybookTriggerHandlers, mergeEventHandlers } from './playbooks/playbook-triggers.ts'
 
 /**
  * What an embedded backend process runs besides answering requests: the check engine, the
- * scrape engine, the topology engine and the event-queue consumer (incident rules). All coordinate through PostgreSQL (leases, SKIP
+ * scrape engine, the topology engine, the playbook runner and scheduler, and the event-queue consumer (incident rules, playbook triggers). All coordinate through PostgreSQL (leases, SKIP
  * LOCKED), so any number of processes may run them against one database.
  */
 export type BackgroundWorkers = { engine?: CheckEngine; scrapeEngine?: ScrapeEngine; topologyEngine?: TopologyEngine; start(): Promise<void>; stop(): Promise<void> }
@@ -40,8 +42,11 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
     db,
     logger,
     databaseUrl: env.DATABASE_URL,
-    handlers: { ...createIncidentRulesHandlers(db, logger) },
+    // Incident rules and playbook triggers both answer check.failed/passed: merged, not spread.
+    handlers: mergeEventHandlers(createIncidentRulesHandlers(db, logger), createPlaybookTriggerHandlers(db, logger)),
   })
+  const playbookRunner = createPlaybookRunner({ db, logger, processId: env.LOOKOUT_ENGINE_PROCESS_ID })
+  const playbookScheduler = createPlaybookScheduler({ db, logger, processId: env.LOOKOUT_ENGINE_PROCESS_ID })
   const log = logger.child({ component: 'background-workers' })
   let retry: NodeJS.Timeout | null = null
   let delayMs = 1_000
@@ -49,7 +54,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
   // delays the start (retried with a backoff) instead of ending the process.
   const startEngine = () => {
     retry = null
-    Promise.all([engine.start(), scrapeEngine.start(), topologyEngine.start()]).then(
+    Promise.all([engine.start(), scrapeEngine.start(), topologyEngine.start(), playbookRunner.start(), playbookScheduler.start()]).then(
       () => undefined,
       (error: unknown) => {
         log[isConnectionFailure(error) ? 'warn' : 'error']({ err: error, retryInMs: delayMs }, 'check engine could not start; retrying')
@@ -71,7 +76,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
       if (retry) clearTimeout(retry)
       retry = null
       await events.stop()
-      await Promise.all([engine.stop(), scrapeEngine.stop(), topologyEngine.stop()])
+      await Promise.all([engine.stop(), scrapeEngine.stop(), topologyEngine.stop(), playbookRunner.stop(), playbookScheduler.stop()])
     },
   }
 }

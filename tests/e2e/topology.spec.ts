@@ -144,7 +144,8 @@ test.describe('topology', () => {
     await expect(panel.getByTestId('panel-log-link').first()).toHaveAttribute('href', /^\/logs\?component=[0-9a-f-]{36}&name=/)
     // The playbooks drop-down is a <details>: it opens without JavaScript.
     await panel.getByTestId('playbooks-menu').locator('summary').click()
-    await expect(panel.getByTestId('playbook-link').filter({ hasText: `Restart (${project()})` })).toHaveAttribute('href', new RegExp(`^/playbooks\\?playbook=${playbookId}&component_id=`))
+    // Each opens the Run Playbook dialog with this component chosen (issue 16).
+    await expect(panel.getByTestId('playbook-link').filter({ hasText: `Restart (${project()})` })).toHaveAttribute('href', new RegExp(`^/playbooks/${playbookId}/run\\?component_id=[0-9a-f-]{36}&returnTo=%2Ftopology%2F`))
 
     // Link to incident, evidence type topology: in place with JavaScript (Escape closes it), a page without.
     const attach = panel.getByTestId('attach-evidence')

@@ -105,10 +105,10 @@ describe('gateway routing in embedded mode', () => {
   })
 
   it('answers 501 for a sub-base whose service is not built yet, and 404 outside every sub-base', async () => {
-    const notBuilt = await request(app).post('/api/playbook/run').set(bearer).send({})
+    const notBuilt = await request(app).get('/api/view/list').set(bearer)
     expect(notBuilt.status).toBe(501)
     expect(notBuilt.body.error).toBe('not_implemented')
-    expect(notBuilt.body.message).toContain('/api/playbook/run')
+    expect(notBuilt.body.message).toContain('/api/view/list')
 
     const unknown = await request(app).get('/api/nowhere').set(bearer)
     expect(unknown.status).toBe(404)

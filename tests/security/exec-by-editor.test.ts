@@ -147,11 +147,13 @@ describe('an editor cannot store anything that runs a process', () => {
       name: 'ed-pod', source: 'UI', spec: { actions: [{ name: 'debug', pod: { name: 'p', spec: { containers: [{ name: 'c', image: 'busybox', command: ['sh'] }] } } }] },
     })
     expect(pod.status).toBe(403)
-    // A playbook stored as YAML text is read as YAML.
+    // A spec sent as YAML text is not a playbook spec: the write guard refuses it before anything
+    // could store or run it.
     const text = await request(app).post('/api/db/playbooks').set(editor.headers).send({
       name: 'ed-text', source: 'UI', spec: 'actions:\n  - name: a\n    exec:\n      script: id\n',
     })
-    expect(text.status).toBe(403)
+    expect(text.status).toBe(400)
+    expect(text.body.error).toMatch(/^playbook validation failed: /)
     for (const name of ['ed-scraper', 'ed-playbook', 'ed-pod', 'ed-text']) expect(await stored(name)).toEqual([])
 
     // A playbook without exec is fine, but a PATCH adding an exec action is not.
@@ -159,7 +161,9 @@ describe('an editor cannot store anything that runs a process', () => {
       name: 'ed-http-playbook', source: 'UI', spec: { actions: [{ name: 'call', http: { url: 'http://example.invalid/' } }] },
     })
     expect(ok.status, ok.text).toBe(201)
-    const patch = await request(app).patch('/api/db/playbooks?name=eq.ed-http-playbook').set(editor.headers).send({
+    // Playbook writes target one id (http-api §4.6).
+    const { rows: [made] } = await db.query<{ id: string }>(`SELECT id FROM playbooks WHERE name = 'ed-http-playbook'`)
+    const patch = await request(app).patch(`/api/db/playbooks?id=eq.${made!.id}`).set(editor.headers).send({
       spec: { actions: [{ name: 'call', exec: { script: 'id', checkout: { url: 'https://example.invalid/repo.git' } } }] },
     })
     expect(patch.status).toBe(403)

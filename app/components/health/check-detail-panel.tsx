@@ -7,6 +7,7 @@ import { HiddenParams } from '#app/components/data-table/hidden-params.tsx'
 import { DateTime, useFormatDate } from '#app/components/date-time.tsx'
 import { Modal } from '#app/components/modal/modal.tsx'
 import { LinkToIncident } from '#app/components/incidents/attach-evidence.tsx'
+import { PlaybooksMenu, type PlaybookMenuEntry } from '#app/components/playbooks/playbooks-menu.tsx'
 import { TimeRangePicker } from '#app/components/time-range/time-range-picker.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
@@ -49,6 +50,8 @@ export type CheckDetailPanelProps = {
   timeRange: DurationKey
   canRunNow: boolean
   now: Date
+  /** The playbooks that may run on this check (issue 16), for the Playbooks drop-down. */
+  playbooks?: PlaybookMenuEntry[] | null
 }
 
 const TAB_LABELS: Record<DetailTab, string> = { history: 'History', graph: 'Graph', spec: 'Spec', relationships: 'Relationships' }
@@ -194,7 +197,7 @@ function NextRunText({ nextRun, now }: { nextRun: NextRun; now: Date }) {
  * The check detail panel (spec 000 §2, 001 §2): a URL modal over the list with the check's
  * figures, an overview chart on tall screens, and four tabs.
  */
-export function CheckDetailPanel({ detail, params, timeRange, canRunNow, now }: CheckDetailPanelProps) {
+export function CheckDetailPanel({ detail, params, timeRange, canRunNow, now, playbooks }: CheckDetailPanelProps) {
   const { search } = useLocation()
   const navigation = useNavigation()
   const running = navigation.state === 'submitting' && navigation.formData?.get('intent') === 'run-now'
@@ -219,6 +222,7 @@ export function CheckDetailPanel({ detail, params, timeRange, canRunNow, now }: 
           <TimeRangePicker mode="duration" value={timeRange} durations={DURATION_KEYS} testId="check-time-range" />
           {/* Incidents (issue 6): 'Attach as Evidence'. Run Now's roles are exactly the incident writers; the component also hides itself when the incidents feature is off. */}
           <LinkToIncident target={{ type: 'check', check_id: check.id, description: `${check.name} is ${check.status ?? 'unknown'}` }} canLink={canRunNow} />
+          <PlaybooksMenu playbooks={playbooks} target={{ check_id: check.id }} returnTo={`/health${search}`} />
           {canRunNow ? (
             <Form method="post" preventScrollReset>
               <input type="hidden" name="intent" value="run-now" />

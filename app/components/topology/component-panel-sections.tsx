@@ -1,9 +1,10 @@
 import { Link } from '@remix-run/react'
 import type { ReactNode } from 'react'
 import { DateTime } from '#app/components/date-time.tsx'
+import { PlaybooksMenu } from '#app/components/playbooks/playbooks-menu.tsx'
 import { Badge } from '#app/components/ui/badge.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
-import { ChevronDown, Download, Icon, Play, ScrollText } from '#app/components/ui/icons.tsx'
+import { Download, Icon, ScrollText } from '#app/components/ui/icons.tsx'
 import { healthVariant, severityVariant } from '#app/lib/catalog-vocabulary.ts'
 import { cn } from '#app/lib/cn.ts'
 import type { SidePanelData } from './topology-model.ts'
@@ -77,24 +78,7 @@ export function PanelActions({ panel }: { panel: SidePanelData }) {
         <Download aria-hidden="true" />
         Snapshot
       </a>
-      {panel.playbooks.length > 0 ? (
-        <details className="relative" data-testid="playbooks-menu">
-          <summary className={cn(buttonVariants({ variant: 'outline', size: 'sm' }), 'list-none')}>
-            <Play aria-hidden="true" />
-            Playbooks
-            <ChevronDown aria-hidden="true" />
-          </summary>
-          <ul className="absolute right-0 z-20 mt-1 flex min-w-48 flex-col rounded-md border bg-popover p-1 shadow-md">
-            {panel.playbooks.map((playbook) => (
-              <li key={playbook.id}>
-                <Link to={`/playbooks?playbook=${playbook.id}&component_id=${panel.id}`} className="block rounded px-2 py-1 hover:bg-accent" data-testid="playbook-link">
-                  {playbook.title || playbook.name}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </details>
-      ) : null}
+      <PlaybooksMenu playbooks={panel.playbooks} target={{ component_id: panel.id }} returnTo={`/topology/${panel.id}`} />
     </>
   )
 }

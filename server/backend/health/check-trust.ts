@@ -35,8 +35,8 @@ export type CheckTrust = {
  * (its http and sql sources connect like checks do), topologies for the topology engine (its
  * lookups and inline checks are canary specs). All record trust the same way, per spec content.
  */
-export type TrustedSpecRelation = 'canaries' | 'config_scrapers' | 'topologies'
-const TRUSTED_SPEC_RELATIONS: readonly TrustedSpecRelation[] = ['canaries', 'config_scrapers', 'topologies']
+export type TrustedSpecRelation = 'canaries' | 'config_scrapers' | 'topologies' | 'playbooks'
+const TRUSTED_SPEC_RELATIONS: readonly TrustedSpecRelation[] = ['canaries', 'config_scrapers', 'topologies', 'playbooks']
 
 /**
  * Answers are cached briefly (the authorizer caches policy for 3 s as well), so a spec change or
