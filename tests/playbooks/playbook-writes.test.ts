@@ -185,6 +185,20 @@ describe('PATCH and DELETE /api/db/playbooks', () => {
     expect((await stored('patched'))[0]).toMatchObject({ source: 'UI', spec: httpSpec() })
   })
 
+  it('keeps the listed title, category, icon and description in step with the spec', async () => {
+    const id = await create('mirrored', httpSpec({ category: 'Ops', icon: 'http', description: 'pings' }))
+    const columns = async () =>
+      (await db.query('SELECT title, category, icon, description FROM playbooks WHERE id = $1', [id])).rows[0]
+    expect(await columns()).toEqual({ title: 'Ping', category: 'Ops', icon: 'http', description: 'pings' })
+    // Only the spec is sent: the columns follow it, and a title left out falls back to the name.
+    const patched = await request(app).patch(`/api/db/playbooks?id=eq.${id}`).set(bearer).send({ spec: { category: 'Network', actions: httpSpec().actions } })
+    expect(patched.status, patched.text).toBe(204)
+    expect(await columns()).toEqual({ title: 'mirrored', category: 'Network', icon: null, description: null })
+    // A column the writer sets itself is kept as sent.
+    await request(app).patch(`/api/db/playbooks?id=eq.${id}`).set(bearer).send({ title: 'Chosen', spec: httpSpec() }).expect(204)
+    expect(await columns()).toMatchObject({ title: 'Chosen', category: '' })
+  })
+
   it('refuses to change or delete a playbook another source owns (409)', async () => {
     const id = await insertWithSource('from-cluster', 'KubernetesCRD')
     const error = 'playbook platform/from-cluster was not created through the API and cannot be modified'

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express'
 import type { Queryable } from '#server/db/client.ts'
-import { parsePlaybookSpec, PLAYBOOK_VALIDATION_PREFIX, playbookReadOnlyReason, webhookPathOf } from '#contract/playbook/playbook-document.ts'
+import { parsePlaybookSpec, PLAYBOOK_VALIDATION_PREFIX, playbookColumnsOf, playbookReadOnlyReason, webhookPathOf } from '#contract/playbook/playbook-document.ts'
 import { isUuid } from '#contract/uuid.ts'
 import type { Principal } from '#server/backend/identity/principal.ts'
 import type { AuthorizeRequest, AuthorizeResult, ValidateWriteInput, ValidateWriteResult } from '#server/backend/postgrest/router.ts'
@@ -188,8 +188,30 @@ export function createPlaybookWriteValidator(authorizer: Authorizer) {
       const subject = subjectOf(principal)
       if (await holdsExec(authorizer, subject)) for (const row of input.rows) if ('spec' in row) await recordSpecTrust(input.db, row.spec, subject)
     }
-    if (input.method !== 'POST') return { ok: true }
+    const storedName = input.method === 'PATCH' ? await patchedPlaybookName(input) : null
+    const rows = input.rows.map((row) => withDisplayColumns(row, typeof row.name === 'string' ? row.name : storedName))
+    if (input.method !== 'POST') return { ok: true, rows }
     const source = input.req.get(PLAYBOOK_SOURCE_HEADER) === FILE_SOURCE ? FILE_SOURCE : UI_SOURCE
-    return { ok: true, rows: input.rows.map((row) => (row.source === undefined || row.source === null ? { ...row, source } : row)) }
+    return { ok: true, rows: rows.map((row) => (row.source === undefined || row.source === null ? { ...row, source } : row)) }
   }
+}
+
+/** The name of the one playbook a PATCH names (the guard has already insisted on `id=eq.<uuid>`). */
+async function patchedPlaybookName(input: ValidateWriteInput): Promise<string | null> {
+  const id = new URL(input.req.originalUrl, 'http://guard.invalid').searchParams.get('id')?.replace(/^eq\./, '')
+  if (!id || !isUuid(id)) return null
+  const { rows } = await input.db.query<{ name: string }>('SELECT name FROM playbooks WHERE id = $1', [id])
+  return rows[0]?.name ?? null
+}
+
+/**
+ * Lists read title, category, icon and description from columns, so a write that changes the
+ * spec brings them along; a column the writer sets itself is kept as sent.
+ */
+function withDisplayColumns(row: Record<string, unknown>, name: string | null): Record<string, unknown> {
+  if (!isRecord(row.spec) || name === null) return row
+  const mirrored: Record<string, unknown> = playbookColumnsOf(name, row.spec as Parameters<typeof playbookColumnsOf>[1])
+  const filled = { ...row }
+  for (const [column, value] of Object.entries(mirrored)) if (!(column in row)) filled[column] = value
+  return filled
 }
