@@ -356,10 +356,15 @@ describe('/api/playbook', () => {
       const actions = await get(`rpc/get_playbook_run_actions?run_id=${runId}`)
       expect(actions.status, actions.text).toBe(200)
       expect(actions.body).toHaveLength(1)
-      // The console sends `artifacts:artifacts(*)::jsonb`; this data API does not read a cast on an embed (reported), so the embed is asked without it.
-      const withArtifacts = await get(`playbook_run_actions?id=eq.${action}&select=*,artifacts:artifacts(*),playbook_run:playbook_runs(spec)`)
+      // Exactly what the console sends, the json cast on the embed included.
+      const withArtifacts = await get(`playbook_run_actions?id=eq.${action}&select=*,artifacts:artifacts(*)::jsonb,playbook_run:playbook_runs(spec)`)
       expect(withArtifacts.status, withArtifacts.text).toBe(200)
       expect(withArtifacts.body[0].artifacts).toHaveLength(1)
+      expect(withArtifacts.body[0].playbook_run).toHaveProperty('spec')
+      // Any other cast of an embed is refused in the data API's parse-error shape.
+      const badCast = await get(`playbook_run_actions?id=eq.${action}&select=*,artifacts(*)::text`)
+      expect(badCast.status).toBe(400)
+      expect(badCast.body.code).toBe('PGRST100')
     })
   })
 })

@@ -189,6 +189,13 @@ function parseSelectItem(cursor: Cursor): SelectItem {
     cursor.expect('(')
     const select = parseSelectList(cursor, true)
     cursor.expect(')')
+    // The console's run-action read casts its embed (`artifacts(*)::jsonb`); an embed already is
+    // JSON, so a json or jsonb cast changes nothing and is taken rather than refused.
+    if (cursor.startsWith('::')) {
+      cursor.index += 2
+      const cast = parseCast(cursor)
+      if (cast !== 'json' && cast !== 'jsonb') cursor.fail('"," or ")" (an embedded resource can only be cast to json or jsonb)')
+    }
     return { kind: 'embed', name, alias, hint, join, spread, select }
   }
   if (spread) cursor.fail('"(" after a spread relation')
