@@ -1,5 +1,6 @@
 import { apiJson, type ApiArgs, type ApiInit } from './gateway.server.ts'
 import { dbClient, requireData } from './data-client.server.ts'
+import { listPlaybooksFor, type RunnablePlaybook } from './playbooks.server.ts'
 import { FINISHED_INCIDENT_STATUSES } from '#contract/incident-vocabulary.ts'
 import type { TopologyComponentNode, TopologyResponse } from '#contract/topology/topology-tree.ts'
 import {
@@ -15,7 +16,7 @@ import {
 /**
  * The topology domain's calls: the component tree (`GET /canary/api/topology`, http-api §2.6.4)
  * and, for one component's side panel, its checks, configs, incidents, insights, teams and the
- * playbooks that may run on it (data API). /topology, /topology/{id} and /view/topology/{id}
+ * playbooks that may run on it (`/playbook/list`). /topology, /topology/{id} and /view/topology/{id}
  * call these.
  */
 
@@ -206,7 +207,6 @@ export type ComponentCheck = { id: string; name: string; type: string | null; st
 export type ComponentConfig = { config_id: string; config: { id: string; name: string | null; type: string | null; health: string | null } | null }
 export type ComponentIncident = { id: string; title: string; type: string | null; status: string; severity: string; created_at: string }
 export type ComponentInsight = { id: string; config_id: string; name: string | null; analysis_type: string | null; analyzer: string | null; severity: string | null; summary: string | null; last_observed: string | null }
-export type ComponentPlaybook = { id: string; name: string; title: string }
 
 export type ComponentPanel = {
   checks: ComponentCheck[]
@@ -214,59 +214,21 @@ export type ComponentPanel = {
   incidents: ComponentIncident[]
   insights: ComponentInsight[]
   teams: string[]
-  playbooks: ComponentPlaybook[]
+  /** The playbooks that may run on the component (`/playbook/list`), or null while that API cannot answer. */
+  playbooks: RunnablePlaybook[] | null
   /** Names of the component's log selectors. */
   logs: string[]
   /** The component's properties as stored (the tree may leave them out). */
   properties: unknown[]
 }
 
-type PlaybookRow = { id: string; name: string; title: string; spec: { components?: unknown } | null }
-
-type SelectorSubject = { id: string; name: string; namespace: string | null; type: string; labels: Record<string, string> }
-
-function listOf(value: unknown): string[] {
-  if (Array.isArray(value)) return value.filter((entry): entry is string => typeof entry === 'string')
-  if (typeof value === 'string' && value) return value.split(',').map((entry) => entry.trim())
-  return []
-}
-
-/** `k=v,k2!=v2,k3` label selectors, the common subset playbook `spec.components` use. */
-function labelsMatch(selector: string, labels: Record<string, string>): boolean {
-  return selector
-    .split(',')
-    .map((term) => term.trim())
-    .filter(Boolean)
-    .every((term) => {
-      const match = /^([^!=]+?)\s*(==|=|!=)\s*(.*)$/.exec(term)
-      if (match) return match[2] === '!=' ? labels[match[1]!] !== match[3] : labels[match[1]!] === match[3]
-      if (term.startsWith('!')) return !(term.slice(1) in labels)
-      return term in labels
-    })
-}
-
-/** Whether one entry of a playbook's `spec.components` (a resource selector) picks this component. */
-export function componentSelectorMatches(selector: unknown, subject: SelectorSubject): boolean {
-  if (!selector || typeof selector !== 'object') return false
-  const entry = selector as Record<string, unknown>
-  if (typeof entry.id === 'string' && entry.id && entry.id !== subject.id) return false
-  const names = listOf(entry.name)
-  if (names.length && !names.includes(subject.name) && !names.includes('*')) return false
-  const namespaces = listOf(entry.namespace)
-  if (namespaces.length && !namespaces.includes(subject.namespace ?? '') && !namespaces.includes('*')) return false
-  const types = [...listOf(entry.types), ...listOf(entry.type)]
-  if (types.length && !types.includes(subject.type) && !types.includes('*')) return false
-  if (typeof entry.labelSelector === 'string' && entry.labelSelector && !labelsMatch(entry.labelSelector, subject.labels)) return false
-  return true
-}
-
 /**
  * The component's checks, configs, open incidents, insights, teams and matching playbooks. The
- * reads start at once, beside the tree's (`component`, which the playbook match needs), so the
+ * reads start at once, beside the tree's, so the
  * page waits for the slower of the two rather than for both in turn; null when there is no such
  * component.
  */
-export async function getComponentPanel(args: ApiArgs, id: string, pending: Promise<TopologyComponentNode | null>): Promise<ComponentPanel | null> {
+export async function getComponentPanel(args: ApiArgs, id: string, pending: Promise<TopologyComponentNode | null>, canRunPlaybooks: boolean): Promise<ComponentPanel | null> {
   const db = dbClient(args)
   const [component, checks, configs, incidents, insights, teams, playbooks, own] = await Promise.all([
     pending,
@@ -288,7 +250,7 @@ export async function getComponentPanel(args: ApiArgs, id: string, pending: Prom
       .returns<ComponentIncident[]>(),
     db.from('analysis_by_component').select('id,config_id,name,analysis_type,analyzer,severity,summary,last_observed').eq('component_id', id).limit(100).returns<ComponentInsight[]>(),
     db.from('team_components').select('team:teams(name)').eq('component_id', id).returns<{ team: { name: string } | null }[]>(),
-    db.from('playbooks').select('id,name,title,spec').is('deleted_at', null).order('name').limit(500).returns<PlaybookRow[]>(),
+    canRunPlaybooks ? listPlaybooksFor(args, { component_id: id }) : null,
     db.from('components').select('log_selectors,properties').eq('id', id).limit(1).returns<{ log_selectors: unknown; properties: unknown }[]>(),
   ])
   if (!component) return null
@@ -296,7 +258,6 @@ export async function getComponentPanel(args: ApiArgs, id: string, pending: Prom
   const selectorNames = Array.isArray(row?.log_selectors)
     ? row.log_selectors.flatMap((selector: unknown) => (selector && typeof selector === 'object' && typeof (selector as { name?: unknown }).name === 'string' ? [(selector as { name: string }).name] : []))
     : []
-  const subject: SelectorSubject = { id: component.id, name: component.name, namespace: component.namespace ?? null, type: component.type, labels: component.labels ?? {} }
   const teamNames = new Set([...(component.team_names ?? []), ...(requireData(teams) ?? []).flatMap((row) => (row.team?.name ? [row.team.name] : []))])
   return {
     checks: requireData(checks) ?? [],
@@ -304,12 +265,7 @@ export async function getComponentPanel(args: ApiArgs, id: string, pending: Prom
     incidents: requireData(incidents) ?? [],
     insights: requireData(insights) ?? [],
     teams: [...teamNames].sort(),
-    playbooks: (requireData(playbooks) ?? [])
-      .filter((playbook) => {
-        const selectors = playbook.spec?.components
-        return Array.isArray(selectors) && selectors.some((selector) => componentSelectorMatches(selector, subject))
-      })
-      .map(({ id, name, title }) => ({ id, name, title })),
+    playbooks,
     logs: [...new Set([...(component.logs ?? []), ...selectorNames])],
     properties: Array.isArray(component.properties) ? component.properties : Array.isArray(row?.properties) ? row.properties : [],
   }

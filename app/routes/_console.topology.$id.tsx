@@ -8,6 +8,7 @@ import { TopologyCardList } from '#app/components/topology/topology-toolbar.tsx'
 import { canLinkToIncident } from '#app/lib/incidents.server.ts'
 import { getPreferences } from '#app/lib/preferences.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
+import { hasAccess } from '#app/lib/access.ts'
 import { errorResponse, requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
 import { parseTopologyParams } from '#app/lib/topology-search.ts'
 import { getComponentPanel, loadTopologyPage, toCard } from '#app/lib/topology.server.ts'
@@ -20,7 +21,7 @@ export const handle = { title: 'Topology', feature: 'topology', resource: 'topol
  * (filtered and paged like the dashboard) and the side panel of everything linked to it.
  */
 export async function loader(args: LoaderFunctionArgs) {
-  await requireAccess(args, handle)
+  const session = await requireAccess(args, handle)
   const id = args.params.id ?? ''
   // Component ids are UUIDs; anything else cannot exist, and must not reach a filter expression.
   if (!isUuid(id)) throw errorResponse(404, { message: 'No such component' })
@@ -29,7 +30,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const showHidden = params.showHidden ?? preferences.showHiddenComponents
   try {
     const pending = loadTopologyPage(args, params, { id, showHidden })
-    const [page, panel, canLink] = await Promise.all([pending, getComponentPanel(args, id, pending.then((result) => result?.root ?? null)), canLinkToIncident(args)])
+    const [page, panel, canLink] = await Promise.all([pending, getComponentPanel(args, id, pending.then((result) => result?.root ?? null), hasAccess(session, 'playbook_runs', 'write')), canLinkToIncident(args)])
     if (!page?.root || !panel) throw errorResponse(404, { message: 'No such component' })
     const root = page.root
     const header = toCard(root)

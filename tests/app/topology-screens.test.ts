@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { cardProperties, componentIcon, formatBytes, formatValue, healthOf, propertyValue, topologyHref } from '#app/components/topology/topology-model.ts'
 import { parseTopologyParams } from '#app/lib/topology-search.ts'
-import { componentSelectorMatches, toCard } from '#app/lib/topology.server.ts'
+import { toCard } from '#app/lib/topology.server.ts'
 import type { TopologyComponentNode } from '#contract/topology/topology-tree.ts'
 
 describe('topology cards', () => {
@@ -86,18 +86,5 @@ describe('topology URL', () => {
 
   it('sets and removes parameters', () => {
     expect(topologyHref('?type=A&page=3', { page: null, showHiddenComponents: 'no' })).toBe('?type=A&showHiddenComponents=no')
-  })
-})
-
-describe('playbook component selectors', () => {
-  const subject = { id: 'c1', name: 'api', namespace: 'default', type: 'Service', labels: { app: 'api', tier: 'web' } }
-  it('matches on types, name, namespace and label selectors', () => {
-    expect(componentSelectorMatches({ types: ['Service'] }, subject)).toBe(true)
-    expect(componentSelectorMatches({ types: ['Database'] }, subject)).toBe(false)
-    expect(componentSelectorMatches({ labelSelector: 'app=api,tier!=db' }, subject)).toBe(true)
-    expect(componentSelectorMatches({ labelSelector: 'app=web' }, subject)).toBe(false)
-    expect(componentSelectorMatches({ name: 'api', namespace: 'default' }, subject)).toBe(true)
-    expect(componentSelectorMatches({ namespace: 'other' }, subject)).toBe(false)
-    expect(componentSelectorMatches(null, subject)).toBe(false)
   })
 })

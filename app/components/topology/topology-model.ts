@@ -42,7 +42,7 @@ export type SidePanelData = {
   incidents: { id: string; title: string; status: string; severity: string; created_at: string }[]
   insights: { id: string; config_id: string; name: string | null; analysis_type: string | null; severity: string | null; summary: string | null }[]
   teams: string[]
-  playbooks: { id: string; name: string; title: string }[]
+  playbooks: { id: string; name: string; title: string }[] | null
   logs: string[]
   canLink: boolean
   description: string
