@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import net from 'node:net'
 import type { Server } from 'node:http'
 import express from 'express'
@@ -44,6 +48,12 @@ beforeAll(async () => {
   app.all('/echo/:status', (request, response) => {
     received.push({ path: request.path, method: request.method, headers: request.headers, body: typeof request.body === 'string' ? request.body : '', query: request.query })
     response.status(Number(request.params.status)).set('X-Answer', 'yes').json({ ok: Number(request.params.status) < 400, method: request.method })
+  })
+  // A git smart-HTTP server that wants credentials: it records what git sends once challenged.
+  app.get(/^\/git\//, (request, response) => {
+    received.push({ path: request.path, method: request.method, headers: request.headers, body: '', query: request.query })
+    if (!request.headers.authorization) response.status(401).set('WWW-Authenticate', 'Basic realm="git"').end()
+    else response.status(404).end()
   })
   app.post('/hook', (request, response) => {
     received.push({ path: request.path, method: request.method, headers: request.headers, body: String(request.body), query: request.query })
@@ -185,6 +195,53 @@ describe('exec', () => {
     expect(outcome.result.stdout).toBe('apiVersion: v1outside')
     const refused = await executeAction(action({ exec: { script: 'true', connections: { eksPodIdentity: true } } }), contextOf())
     expect(refused.error).toMatch(/connections.eksPodIdentity is not supported here/)
+  })
+})
+
+describe('exec checkout and setup', () => {
+  it('clones the repository (branch, depth) as the working directory before the script runs', async () => {
+    const origin = await mkdtemp(path.join(tmpdir(), 'lookout-origin-'))
+    try {
+      const git = (args: string[]) => execFileSync('git', ['-C', origin, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { stdio: 'pipe' })
+      git(['init', '--quiet', '--initial-branch', 'main'])
+      await writeFile(path.join(origin, 'README'), 'first\n')
+      git(['add', 'README'])
+      git(['commit', '--quiet', '-m', 'one'])
+      git(['checkout', '--quiet', '-b', 'release'])
+      await writeFile(path.join(origin, 'README'), 'released\n')
+      git(['commit', '--quiet', '-am', 'two'])
+      const outcome = await executeAction(
+        action({ exec: { script: 'cat README; git rev-list --count HEAD; git rev-parse --abbrev-ref HEAD', checkout: { url: `file://${origin}`, branch: 'release', depth: 1 } } }),
+        contextOf(),
+      )
+      expect(outcome.error).toBeUndefined()
+      expect(String(outcome.result.stdout).split('\n')).toEqual(['released', '1', 'release'])
+      const into = await executeAction(action({ exec: { script: 'basename "$PWD"; cat README', checkout: { url: `file://${origin}`, destination: 'src/app' } } }), contextOf())
+      expect(into.result.stdout).toBe('app\nreleased')
+      const outside = await executeAction(action({ exec: { script: 'true', checkout: { url: `file://${origin}`, destination: '../elsewhere' } } }), contextOf())
+      expect(outside.error).toBe("exec.checkout.destination must be a folder inside the action's working directory")
+      const missing = await executeAction(action({ exec: { script: 'true', checkout: { url: `file://${origin}`, branch: 'no-such-branch' } } }), contextOf())
+      expect(missing.error).toMatch(/^exec\.checkout: cloning file:\/\/.* \(branch no-such-branch\) failed: .*no-such-branch/)
+    } finally {
+      await rm(origin, { recursive: true, force: true })
+    }
+  })
+
+  it('answers a credentials challenge from the connection without putting the password in argv or the error', async () => {
+    await db.query(`INSERT INTO connections (name, namespace, type, url, username, password) VALUES ('repo', 'default', 'git', $1, 'deployer', 's3cr3t-token')`, [`${base}/git/app.git`])
+    received.length = 0
+    const outcome = await executeAction(action({ exec: { script: 'true', checkout: { connection: 'connection://default/repo' } } }), contextOf())
+    const challenged = received.find((entry) => entry.headers.authorization)
+    expect(challenged?.headers.authorization).toBe(`Basic ${Buffer.from('deployer:s3cr3t-token').toString('base64')}`)
+    expect(outcome.error).toMatch(/^exec\.checkout: cloning http:\/\/127\.0\.0\.1:\d+\/git\/app\.git failed/)
+    expect(outcome.error).not.toContain('s3cr3t-token')
+  })
+
+  it('uses a runtime the server has, and says so when it has not', async () => {
+    const ok = await executeAction(action({ exec: { script: 'echo ok', setup: { python: { version: '3' } } } }), contextOf())
+    expect(ok.error).toBeUndefined()
+    const missing = await executeAction(action({ exec: { script: 'echo ok', setup: { bun: { version: 'latest' } } } }), contextOf())
+    expect(missing.error).toBe('exec.setup.bun: bun is not installed on this server (Lookout does not download runtimes; install it where the playbook runner runs)')
   })
 })
 

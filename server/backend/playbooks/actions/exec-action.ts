@@ -7,14 +7,17 @@ import type { ActionContext, ActionOutcome, ArtifactInput } from '../playbook-mo
 import { redactSecrets } from '../parameter-secrets.ts'
 import { ActionInputError, envVarValue, objectOf, playbookNamespace, stringOf } from './action-access.ts'
 import { findConnection } from '#server/backend/health/checks/check-inputs.ts'
+import { checkoutRepository, quoted } from './git-checkout.ts'
+import { checkRuntimes } from './runtime-setup.ts'
 
 /**
  * `exec` (resource-specs §2.5, §1.7.5): the script runs under bash (or its shebang's interpreter)
  * through runScript, as exec checks do: only PATH/HOME/LANG of the server's environment plus the
  * action's `env` and its `connections`' credentials. stdout and stderr are captured by runScript
  * up to 1 MiB each (MAX_OUTPUT_BYTES in health/checks/exec-check.ts) and trimmed; secret
- * parameters in them become [REDACTED]. Each run gets its own working directory, removed after;
- * `artifacts` globs are read from it (or are absolute), at most MAX_ARTIFACTS files of
+ * parameters in them become [REDACTED]. Each run gets its own working directory, removed after,
+ * into which `checkout` clones the repository (git-checkout.ts) once `setup`'s runtimes are found
+ * (runtime-setup.ts); `artifacts` globs are read from where the script starts (or are absolute), at most MAX_ARTIFACTS files of
  * MAX_ARTIFACT_BYTES each, plus `/dev/stdout` and `/dev/stderr`.
  */
 const MAX_ARTIFACTS = 50
@@ -38,10 +41,6 @@ const CONTENT_TYPES: Record<string, string> = {
   '.pdf': 'application/pdf',
   '.gz': 'application/gzip',
   '.zip': 'application/zip',
-}
-
-function quoted(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`
 }
 
 type ConnectionEnv = { env: Record<string, string>; files: { name: string; content: string; variable: string }[] }
@@ -147,8 +146,6 @@ export async function runExecAction(spec: Record<string, unknown>, context: Acti
   if (!context.trusted) {
     return { result: {}, error: 'exec actions run only for playbooks written by someone holding the exec permission; ask an admin to save this playbook' }
   }
-  if (spec.checkout !== undefined) return { result: {}, error: 'exec checkout (cloning a repository as the working directory) is not supported here; clone it in the script' }
-  if (spec.setup !== undefined) return { result: {}, error: 'exec setup (runtime installs) is not supported here; install the runtime on the server' }
   const script = stringOf(spec.script)
   if (script.trim() === '') return { result: {}, error: 'exec.script is required' }
   const env: Record<string, string> = {}
@@ -164,6 +161,8 @@ export async function runExecAction(spec: Record<string, unknown>, context: Acti
   // so artifact globs never pick them up.
   const privateDir = await mkdtemp(path.join(tmpdir(), 'lookout-playbook-private-'))
   try {
+    if (spec.setup !== undefined && spec.setup !== null) await checkRuntimes(spec.setup, context)
+    const startIn = spec.checkout !== undefined && spec.checkout !== null ? await checkoutRepository(spec.checkout, context, workdir, privateDir) : workdir
     const connections = await connectionEnv(objectOf(spec.connections), context)
     for (const file of connections.files) {
       const target = path.join(privateDir, file.name)
@@ -181,12 +180,12 @@ export async function runExecAction(spec: Record<string, unknown>, context: Acti
       await writeFile(body, script, { mode: 0o700 })
       command = shebang[1]!
       args = [...(shebang[2] ? shebang[2].trim().split(/\s+/) : []), body]
-      wrapped = `cd -- ${quoted(workdir)} || exit 1; exec ${[command, ...args].map(quoted).join(' ')}`
+      wrapped = `cd -- ${quoted(startIn)} || exit 1; exec ${[command, ...args].map(quoted).join(' ')}`
     } else {
       command = 'bash'
       args = ['-c', script]
       // On the script's first line, so bash's line numbers in errors stay the script's own.
-      wrapped = `cd -- ${quoted(workdir)} || exit 1; ${script}`
+      wrapped = `cd -- ${quoted(startIn)} || exit 1; ${script}`
     }
     const outcome = await runScript(wrapped, { ...connections.env, ...env }, context.signal)
     const secrets = context.env.secrets
@@ -196,7 +195,7 @@ export async function runExecAction(spec: Record<string, unknown>, context: Acti
     const exitCode = outcome.code ?? -1
     const result = { stdout, stderr, exitCode, path: command, args: args.map((arg) => redactSecrets(arg, secrets)) }
     if (context.signal.aborted) return { result, error: 'the script was killed (the action was stopped)' }
-    const artifacts = await collectArtifacts(spec.artifacts, workdir, stdout, stderr)
+    const artifacts = await collectArtifacts(spec.artifacts, startIn, stdout, stderr)
     if (exitCode !== 0) {
       return { result, error: stderr || (outcome.signal ? `killed by ${outcome.signal}` : `exit code ${exitCode}`), ...(artifacts.length ? { artifacts } : {}) }
     }
