@@ -11,6 +11,7 @@ import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { executeAction } from '#server/backend/playbooks/actions/index.ts'
 import { dedupeLines, matchLines, type LogLine } from '#server/backend/playbooks/actions/logs-action.ts'
+import { structureLines } from '#server/backend/playbooks/actions/log-line-parsers.ts'
 import { webhookRequest } from '#server/backend/playbooks/actions/notification-action.ts'
 import type { ActionContext, PlaybookActionSpec, PlaybookRunActionRow, PlaybookRunRow, PlaybookSpec, PlaybookTemplateEnv } from '#server/backend/playbooks/playbook-model.ts'
 import { encryptParameter } from '#server/backend/playbooks/parameter-secrets.ts'
@@ -63,6 +64,29 @@ beforeAll(async () => {
   app.get('/loki/api/v1/query_range', (request, response) => {
     received.push({ path: request.path, method: request.method, headers: request.headers, body: '', query: request.query })
     const end = BigInt(String(request.query.end))
+    if (String(request.query.query).includes('structured')) {
+      const at = (seconds: bigint) => `${end - seconds * 1_000_000_000n}`
+      response.json({
+        status: 'success',
+        data: {
+          resultType: 'streams',
+          result: [
+            {
+              stream: { app: 'api' },
+              values: [
+                [at(1n), 'ts=2026-01-01T10:00:00Z level=error msg="db down" host=api-1 trace=abc'],
+                [at(2n), '{"time":"2026-01-01T10:00:01Z","level":"info","msg":"ok","http":{"status":200}}'],
+                [at(3n), 'E0101 10:00:02.123456    7 main.go:42] "reconcile failed" object="web" err="timeout"'],
+                [at(4n), '<11>1 2026-01-01T10:00:03Z api-2 apiserver 12 - - disk full'],
+                [at(5n), 'no structure here'],
+              ],
+            },
+          ],
+          stats: {},
+        },
+      })
+      return
+    }
     response.json({
       status: 'success',
       data: {
@@ -413,6 +437,35 @@ describe('logs', () => {
     const windowNs = BigInt(String(query.end)) - BigInt(String(query.start))
     expect(Number(windowNs / 1_000_000_000n)).toBeGreaterThanOrEqual(899)
     expect(Number(windowNs / 1_000_000_000n)).toBeLessThanOrEqual(901)
+  })
+
+  it('parses lines (autodetect: logfmt, json, klog, syslog) and maps their fields before match', async () => {
+    const outcome = await executeAction(
+      action({ logs: { loki: { url: base, query: '{app="structured"}' }, parse: 'autodetect', mapping: { ignore: ['trace'] }, match: ['line.severity != "info"'] } }),
+      contextOf(),
+    )
+    expect(outcome.error).toBeUndefined()
+    const logs = outcome.result.logs as LogLine[]
+    expect(logs.map(({ message, severity, host, timestamp }) => ({ message, severity, host, timestamp }))).toEqual([
+      { message: 'db down', severity: 'error', host: 'api-1', timestamp: '2026-01-01T10:00:00.000Z' },
+      { message: 'reconcile failed', severity: 'error', host: undefined, timestamp: expect.stringMatching(/^\d{4}-01-01T10:00:02\.123Z$/) },
+      { message: 'disk full', severity: 'error', host: 'api-2', timestamp: '2026-01-01T10:00:03.000Z' },
+      { message: 'no structure here', severity: undefined, host: undefined, timestamp: expect.any(String) },
+    ])
+    expect(logs[0]!.labels).toEqual({ app: 'api' })
+    expect(logs[1]!.labels).toMatchObject({ app: 'api', object: 'web', err: 'timeout', source: 'main.go:42' })
+    expect(logs[2]!.labels).toMatchObject({ app: 'apiserver', pid: '12', facility: 'user' })
+  })
+
+  it('parses with one parser, maps named fields, and refuses an unknown parser', () => {
+    const line = (message: string): LogLine => ({ timestamp: '2026-01-01T00:00:00.000Z', message, labels: { stream: 'x' } })
+    const [json] = structureLines([line('{"log":"hello","lvl":"warn","when":"2026-02-02T02:02:02Z","node":{"name":"n1"}}')], 'json', { timestamp: ['when'], host: 'node.name' })
+    expect(json).toEqual({ timestamp: '2026-02-02T02:02:02.000Z', message: 'hello', severity: 'warn', host: 'n1', labels: { stream: 'x' } })
+    // A line the parser cannot read is kept as it came.
+    expect(structureLines([line('not json')], 'json', undefined)[0]).toEqual(line('not json'))
+    // Mapping alone works over the labels a backend gave.
+    expect(structureLines([{ ...line('m'), labels: { level: 'error', pod: 'p1' } }], undefined, { host: ['pod'] })[0]).toMatchObject({ severity: 'error', host: 'p1', labels: {} })
+    expect(() => structureLines([line('x')], 'xml', undefined)).toThrow('logs.parse must be one of logfmt, klogfmt, json, syslog, autodetect, not "xml"')
   })
 
   it('reads opensearch hits with a time range around the query', async () => {

@@ -2,6 +2,7 @@ import { parseDurationMs } from '#contract/canary/duration.ts'
 import { asBoolean, evaluateCel } from '#server/backend/health/expressions.ts'
 import { httpRequest } from '#server/backend/health/checks/http-client.ts'
 import type { ActionContext, ActionOutcome } from '../playbook-model.ts'
+import { structureLines, type LogLine } from './log-line-parsers.ts'
 import { actionTargets, ActionInputError, basicAuthorization, objectOf, resolveActionAccess, stringOf, timeOf } from './action-access.ts'
 
 /**
@@ -12,7 +13,7 @@ import { actionTargets, ActionInputError, basicAuthorization, objectOf, resolveA
  * count). `cloudwatch` and `kubernetes` need an AWS or cluster identity this Lookout does not run
  * with, and fail saying so. The result is `{logs: [{timestamp, message, labels, count?}], total}`.
  */
-export type LogLine = { timestamp: string; message: string; labels: Record<string, string>; count?: number }
+export type { LogLine }
 
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 5_000
@@ -124,7 +125,7 @@ async function openSearchLines(backend: Record<string, unknown>, window: Window,
   })
 }
 
-/** `match`: CEL expressions over each line (`message`, `timestamp`, `labels`); a line is kept when all yield true. */
+/** `match`: CEL expressions over each line (`message`, `timestamp`, `labels`, `severity`, `host`, `id`, or all as `line`); a line is kept when all yield true. */
 export function matchLines(lines: LogLine[], expressions: unknown): LogLine[] {
   if (expressions === undefined || expressions === null) return lines
   const list = (Array.isArray(expressions) ? expressions : [expressions]).map(stringOf).filter((text) => text.trim() !== '')
@@ -133,7 +134,9 @@ export function matchLines(lines: LogLine[], expressions: unknown): LogLine[] {
     list.every((expression) => {
       let value: unknown
       try {
-        value = evaluateCel(expression, { ...line, line })
+        // Parts a line may lack are empty strings, so `line.severity == "error"` asks rather than fails.
+        const bound = { severity: '', host: '', id: '', ...line }
+        value = evaluateCel(expression, { ...bound, line: bound })
       } catch (error) {
         throw new ActionInputError(`logs.match "${expression}": ${(error as Error).message}`)
       }
@@ -180,12 +183,9 @@ export async function runLogsAction(spec: Record<string, unknown>, context: Acti
   const kind = backends[0]!
   if (kind === 'cloudwatch') return { result: {}, error: 'logs.cloudwatch needs AWS CloudWatch Logs access, which this Lookout does not run; use loki or opensearch' }
   if (kind === 'kubernetes') return { result: {}, error: 'logs.kubernetes reads pod logs from a Kubernetes cluster, which this Lookout does not run; use loki or opensearch' }
-  if (spec.parse !== undefined || spec.mapping !== undefined) {
-    return { result: {}, error: 'logs.parse and logs.mapping are not supported here; use match and dedupe' }
-  }
   const backend = objectOf(spec[kind])
   const window = windowOf(backend, spec)
   let lines = kind === 'loki' ? await lokiLines(backend, window, context) : await openSearchLines(backend, window, context)
-  lines = dedupeLines(matchLines(lines, spec.match), spec.dedupe)
+  lines = dedupeLines(matchLines(structureLines(lines, spec.parse, spec.mapping), spec.match), spec.dedupe)
   return { result: { logs: lines, total: lines.length } }
 }
