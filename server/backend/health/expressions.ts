@@ -1,5 +1,5 @@
 import { Environment } from '@marcbachmann/cel-js'
-import { formatDuration, formatSize, parseDurationMs } from '#contract/canary/duration.ts'
+import { CEL_LIBRARY_NAMESPACES, withCelLibrary } from './cel-library.ts'
 import { renderGoTemplate, TemplateError } from './go-template.ts'
 
 /**
@@ -10,46 +10,16 @@ import { renderGoTemplate, TemplateError } from './go-template.ts'
  */
 export class ExpressionError extends Error {}
 
-function semverParts(version: string): number[] {
-  return version.replace(/^v/, '').split(/[.-]/).slice(0, 3).map((part) => Number.parseInt(part, 10) || 0)
-}
+const environments = new Map<boolean, Environment>()
 
-function semverCompare(constraint: string, version: string): boolean {
-  const match = /^\s*(>=|<=|>|<|=|==|!=)?\s*(.+)$/.exec(constraint)
-  if (!match) return false
-  const [a, b] = [semverParts(version), semverParts(match[2]!)]
-  const diff = a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!
-  switch (match[1]) {
-    case '>=': return diff >= 0
-    case '<=': return diff <= 0
-    case '>': return diff > 0
-    case '<': return diff < 0
-    case '!=': return diff !== 0
-    default: return diff === 0
+/** The environment for these variables: one that names `time` (say) keeps it, without the library's time functions. */
+function celEnvironment(variables: Record<string, unknown>): Environment {
+  const namespaces = !CEL_LIBRARY_NAMESPACES.some((name) => name in variables)
+  let environment = environments.get(namespaces)
+  if (!environment) {
+    environment = withCelLibrary(new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false }), { namespaces })
+    environments.set(namespaces, environment)
   }
-}
-
-let environment: Environment | undefined
-
-function celEnvironment(): Environment {
-  if (environment) return environment
-  environment = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false })
-    .registerFunction('HumanDuration(dyn): string', (value: unknown) => formatDuration(Number(value) / 1e6))
-    .registerFunction('HumanSize(dyn): string', (value: unknown) => formatSize(Number(value)))
-    .registerFunction('SemverCompare(string, string): bool', (version: string, constraint: string) => semverCompare(constraint, version))
-    .registerFunction('toJSON(dyn): string', (value: unknown) => JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)))
-    .registerFunction({
-      name: 'toJSON',
-      receiverType: 'dyn',
-      returnType: 'string',
-      handler: (value: unknown) => JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)),
-      params: [],
-    })
-    .registerFunction('Duration(string): int', (text: string) => {
-      const ms = parseDurationMs(text)
-      if (ms === null) throw new Error(`invalid duration "${text}"`)
-      return BigInt(Math.round(ms))
-    })
   return environment
 }
 
@@ -65,7 +35,7 @@ function celValue(value: unknown): unknown {
 
 export function evaluateCel(expression: string, variables: Record<string, unknown>): unknown {
   try {
-    return celValue(celEnvironment().evaluate(expression, variables))
+    return celValue(celEnvironment(variables).evaluate(expression, variables))
   } catch (error) {
     throw new ExpressionError(`${(error as Error).message.split('\n')[0]}`)
   }

@@ -5,6 +5,7 @@ import type { Db, Queryable } from '#server/db/client.ts'
 import { EVERY_CONFIG } from '#server/backend/catalog/config-access.ts'
 import { resourceSearch, SelectorSchema } from '#server/backend/catalog/resource-search.ts'
 import { ExpressionError } from '#server/backend/health/expressions.ts'
+import { withCelLibrary } from '#server/backend/health/cel-library.ts'
 import { renderGoTemplate, TemplateError } from '#server/backend/health/go-template.ts'
 import { envValue } from '#server/backend/health/checks/check-inputs.ts'
 import type { PlaybookParameterSpec, PlaybookRunActionRow, PlaybookRunRow, PlaybookSpec, PlaybookTemplateEnv } from './playbook-model.ts'
@@ -393,10 +394,9 @@ function celJson(value: unknown): unknown {
 }
 
 function buildEnvironment(extra: string[]): Environment {
-  let environment = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false })
+  let environment = withCelLibrary(new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false }))
     .registerFunction('getLastAction(): dyn', () => celJson(current ? lastAction(current.env) : null))
     .registerFunction('getAction(string): dyn', (name: string) => celJson(current ? namedAction(current.env, name) : null))
-    .registerFunction('toJSON(dyn): string', (value: unknown) => JSON.stringify(celJson(value)))
   for (const name of [...CONDITION_FUNCTIONS, ...extra]) environment = environment.registerFunction(`${name}(): dyn`, condition(name))
   return environment
 }
@@ -425,8 +425,8 @@ function fromCel(value: unknown): unknown {
 }
 
 /**
- * CEL over the environment (`if`, `delay`, `filters`): the variables of §2.6 plus getLastAction(),
- * getAction("name") and the functions the caller passes (the runner's success(), failure(), …).
+ * CEL over the environment (`if`, `delay`, `filters`): the variables of §2.6, the shared CEL
+ * library (cel-library.ts), getLastAction(), getAction("name") and the functions the caller passes (the runner's success(), failure(), …).
  */
 export function evaluatePlaybookCel(expression: string, env: PlaybookTemplateEnv, functions: Record<string, () => unknown> = {}): unknown {
   const data = celJson(templateData(env)) as Record<string, unknown>
