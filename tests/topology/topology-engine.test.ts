@@ -164,7 +164,8 @@ describe('the schedule', () => {
     const running = testTopologyEngine(db, { processId: 'engine-edit' })
     await running.start()
     try {
-      await waitFor(async () => (await runsOf(db, id)).length === 1)
+      // The run's row is written as it starts: its end says the components are stored.
+      await waitFor(async () => (await runsOf(db, id))[0]?.ended_at != null)
       expect(await liveComponents(id)).toEqual(['a', 'b', 'edited'])
       // Nothing more within the hour's tick.
       await sleep(600)
