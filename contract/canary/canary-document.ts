@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { formatPath, ResourceValidationError, type ValidationIssue } from '#contract/resource-document.ts'
 import { parseYamlDocuments, YamlInputError, type YamlDocument } from '#contract/yaml-input.ts'
 import { CanaryDocumentSchema, CanaryMetadataSchema, CanarySpecSchema, specKeyIssues, type CanarySpec } from './canary-spec.schema.ts'
 
@@ -11,24 +12,10 @@ export type CanaryInput = {
   spec: CanarySpec
 }
 
-export type ValidationIssue = { path: string; message: string }
+export { formatPath, type ValidationIssue }
 
 /** Bad YAML or a bad spec: every problem with its field path (`spec.http[0].url`), nothing stored. */
-export class CanaryValidationError extends Error {
-  readonly status = 400
-  constructor(readonly issues: ValidationIssue[]) {
-    super(issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; '))
-  }
-}
-
-export function formatPath(path: readonly (string | number)[]): string {
-  let text = ''
-  for (const part of path) {
-    if (typeof part === 'number') text += `[${part}]`
-    else text += text === '' ? part : `.${part}`
-  }
-  return text
-}
+export class CanaryValidationError extends ResourceValidationError {}
 
 function issuesOf(error: z.ZodError, prefix: (string | number)[], spec: unknown): ValidationIssue[] {
   const issues = error.issues.map((issue) => ({ path: formatPath([...prefix, ...issue.path]), message: issue.message }))

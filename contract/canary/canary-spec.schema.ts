@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { resourceDocumentSchema } from '#contract/resource-document.ts'
 import { parseDurationMs, parseSizeBytes } from './duration.ts'
 import { parseSchedule, ScheduleError } from './schedule.ts'
 
@@ -322,14 +323,5 @@ export const CanaryMetadataSchema = z
   })
   .passthrough()
 
-export const CanaryDocumentSchema = z
-  .object({
-    apiVersion: z.literal('canaries.flanksource.com/v1', {
-      errorMap: () => ({ message: 'must be canaries.flanksource.com/v1' }),
-    }),
-    kind: z.literal('Canary', { errorMap: () => ({ message: 'must be Canary' }) }),
-    metadata: CanaryMetadataSchema,
-    spec: CanarySpecSchema,
-  })
-  .passthrough()
+export const CanaryDocumentSchema = resourceDocumentSchema('canaries.flanksource.com/v1', 'Canary', CanaryMetadataSchema, CanarySpecSchema)
 export type CanaryDocument = z.infer<typeof CanaryDocumentSchema>

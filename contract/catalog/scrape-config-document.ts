@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { parseYamlDocuments, YamlInputError, type YamlDocument } from '#contract/yaml-input.ts'
-import { formatPath, type ValidationIssue } from '#contract/canary/canary-document.ts'
+import { formatPath, resourceDocumentSchema, ResourceValidationError, zodIssues, type ValidationIssue } from '#contract/resource-document.ts'
 import { parseDurationMs } from '#contract/canary/duration.ts'
 import { parseSchedule, ScheduleError } from '#contract/canary/schedule.ts'
 
@@ -280,33 +280,18 @@ const MetadataSchema = z
   })
   .passthrough()
 
-const DocumentSchema = z
-  .object({
-    apiVersion: z.literal('configs.flanksource.com/v1', { errorMap: () => ({ message: 'must be configs.flanksource.com/v1' }) }),
-    kind: z.literal('ScrapeConfig', { errorMap: () => ({ message: 'must be ScrapeConfig' }) }),
-    metadata: MetadataSchema,
-    spec: ScrapeConfigSpecSchema,
-  })
-  .passthrough()
+const DocumentSchema = resourceDocumentSchema('configs.flanksource.com/v1', 'ScrapeConfig', MetadataSchema, ScrapeConfigSpecSchema)
 
 /** A scrape config ready to store as a `config_scrapers` row. */
 export type ScrapeConfigInput = { name: string; namespace: string; description?: string; spec: ScrapeConfigSpec }
 
-export class ScrapeConfigValidationError extends Error {
-  readonly status = 400
-  constructor(readonly issues: ValidationIssue[]) {
-    super(issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; '))
-  }
-}
+export class ScrapeConfigValidationError extends ResourceValidationError {}
 
-function issuesOf(error: z.ZodError, prefix: (string | number)[]): ValidationIssue[] {
-  return error.issues.map((issue) => ({ path: formatPath([...prefix, ...issue.path]), message: issue.message }))
-}
 
 /** Validates a spec alone (the data API's PATCH of `spec`); issues are relative to `spec`. */
 export function scrapeConfigSpecIssues(spec: unknown): ValidationIssue[] {
   const parsed = ScrapeConfigSpecSchema.safeParse(spec)
-  return parsed.success ? [] : issuesOf(parsed.error, ['spec'])
+  return parsed.success ? [] : zodIssues(parsed.error, ['spec'])
 }
 
 /**
@@ -320,7 +305,7 @@ export function parseScrapeConfigObject(value: unknown, prefix: (string | number
   const record = value as Record<string, unknown>
   if ('apiVersion' in record || 'kind' in record || 'metadata' in record) {
     const parsed = DocumentSchema.safeParse(record)
-    if (!parsed.success) throw new ScrapeConfigValidationError(issuesOf(parsed.error, prefix))
+    if (!parsed.success) throw new ScrapeConfigValidationError(zodIssues(parsed.error, prefix))
     const { metadata, spec } = parsed.data
     const description = metadata.annotations?.description
     return { name: metadata.name, namespace: metadata.namespace ?? 'default', ...(description ? { description } : {}), spec: spec as ScrapeConfigSpec }
@@ -334,7 +319,7 @@ export function parseScrapeConfigObject(value: unknown, prefix: (string | number
     })
     .passthrough()
   const parsed = RowSchema.safeParse(record)
-  if (!parsed.success) throw new ScrapeConfigValidationError(issuesOf(parsed.error, prefix))
+  if (!parsed.success) throw new ScrapeConfigValidationError(zodIssues(parsed.error, prefix))
   return {
     name: parsed.data.name,
     namespace: parsed.data.namespace ?? 'default',

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { formatPath, type ValidationIssue } from '#contract/canary/canary-document.ts'
+import { formatPath, resourceDocumentSchema, ResourceValidationError, zodIssues, type ValidationIssue } from '#contract/resource-document.ts'
 import { CanaryMetadataSchema } from '#contract/canary/canary-spec.schema.ts'
 import { parseDurationMs } from '#contract/canary/duration.ts'
 import { parseSchedule, ScheduleError } from '#contract/canary/schedule.ts'
@@ -479,43 +479,19 @@ export const PlaybookSpecSchema = z
 
 export type PlaybookDocumentSpec = z.infer<typeof PlaybookSpecSchema>
 
-const DocumentSchema = z
-  .object({
-    apiVersion: z.literal(PLAYBOOK_API_VERSION, { errorMap: () => ({ message: `must be ${PLAYBOOK_API_VERSION}` }) }),
-    kind: z.literal('Playbook', { errorMap: () => ({ message: 'must be Playbook' }) }),
-    metadata: CanaryMetadataSchema,
-    spec: PlaybookSpecSchema,
-  })
-  .passthrough()
+const DocumentSchema = resourceDocumentSchema(PLAYBOOK_API_VERSION, 'Playbook', CanaryMetadataSchema, PlaybookSpecSchema)
 
 /** A playbook ready to store as a `playbooks` row. */
 export type PlaybookInput = { name: string; namespace: string; labels: Record<string, string>; spec: PlaybookDocumentSpec }
 
-export class PlaybookValidationError extends Error {
-  readonly status = 400
-  constructor(readonly issues: ValidationIssue[]) {
-    super(issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; '))
-  }
-}
+export class PlaybookValidationError extends ResourceValidationError {}
 
-function issuesOf(error: z.ZodError, prefix: (string | number)[]): ValidationIssue[] {
-  const seen = new Set<string>()
-  const issues: ValidationIssue[] = []
-  for (const issue of error.issues) {
-    const entry = { path: formatPath([...prefix, ...issue.path]), message: issue.message }
-    const key = `${entry.path}\0${entry.message}`
-    if (seen.has(key)) continue
-    seen.add(key)
-    issues.push(entry)
-  }
-  return issues
-}
 
 /** Every problem of a spec, each with its path from `spec` (the editor lists them all). */
 export function playbookSpecIssues(spec: unknown): ValidationIssue[] {
   if (spec === undefined || spec === null) return [{ path: 'spec', message: 'is required' }]
   const parsed = PlaybookSpecSchema.safeParse(spec)
-  return parsed.success ? [] : issuesOf(parsed.error, ['spec'])
+  return parsed.success ? [] : zodIssues(parsed.error, ['spec'])
 }
 
 export const PLAYBOOK_VALIDATION_PREFIX = 'playbook validation failed: '
@@ -524,7 +500,7 @@ export const PLAYBOOK_VALIDATION_PREFIX = 'playbook validation failed: '
 export function parsePlaybookSpec(spec: unknown): { success: true; spec: PlaybookDocumentSpec } | { success: false; message: string } {
   const parsed = PlaybookSpecSchema.safeParse(spec)
   if (parsed.success) return { success: true, spec: parsed.data }
-  const [first] = issuesOf(parsed.error, ['spec'])
+  const [first] = zodIssues(parsed.error, ['spec'])
   return { success: false, message: `${PLAYBOOK_VALIDATION_PREFIX}${first ? `${first.path}: ${first.message}` : 'spec: is invalid'}` }
 }
 
@@ -534,7 +510,7 @@ export function parsePlaybookDocument(value: unknown, prefix: (string | number)[
     throw new PlaybookValidationError([{ path: formatPath(prefix), message: 'must be a Playbook object' }])
   }
   const parsed = DocumentSchema.safeParse(value)
-  if (!parsed.success) throw new PlaybookValidationError(issuesOf(parsed.error, prefix))
+  if (!parsed.success) throw new PlaybookValidationError(zodIssues(parsed.error, prefix))
   const { metadata, spec } = parsed.data
   return { name: metadata.name, namespace: metadata.namespace ?? 'default', labels: metadata.labels ?? {}, spec }
 }

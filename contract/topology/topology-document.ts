@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { formatPath, type ValidationIssue } from '#contract/canary/canary-document.ts'
+import { formatPath, resourceDocumentSchema, ResourceValidationError, zodIssues, type ValidationIssue } from '#contract/resource-document.ts'
 import { CanaryMetadataSchema, CanarySpecSchema, TemplateObjectSchema } from '#contract/canary/canary-spec.schema.ts'
 import { parseSchedule, ScheduleError } from '#contract/canary/schedule.ts'
 
@@ -229,48 +229,24 @@ export type TopologyForEach = ForEachShape
 
 const MetadataSchema = CanaryMetadataSchema
 
-const DocumentSchema = z
-  .object({
-    apiVersion: z.literal('canaries.flanksource.com/v1', { errorMap: () => ({ message: 'must be canaries.flanksource.com/v1' }) }),
-    kind: z.literal('Topology', { errorMap: () => ({ message: 'must be Topology' }) }),
-    metadata: MetadataSchema,
-    spec: TopologySpecSchema,
-  })
-  .passthrough()
+const DocumentSchema = resourceDocumentSchema('canaries.flanksource.com/v1', 'Topology', MetadataSchema, TopologySpecSchema)
 
 /** A topology ready to store as a `topologies` row. */
 export type TopologyInput = { name: string; namespace: string; labels: Record<string, string>; spec: TopologySpec }
 
-export class TopologyValidationError extends Error {
-  readonly status = 400
-  constructor(readonly issues: ValidationIssue[]) {
-    super(issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; '))
-  }
-}
+export class TopologyValidationError extends ResourceValidationError {}
 
-function issuesOf(error: z.ZodError, prefix: (string | number)[]): ValidationIssue[] {
-  const seen = new Set<string>()
-  const issues: ValidationIssue[] = []
-  for (const issue of error.issues) {
-    const entry = { path: formatPath([...prefix, ...issue.path]), message: issue.message }
-    const key = `${entry.path}\0${entry.message}`
-    if (seen.has(key)) continue
-    seen.add(key)
-    issues.push(entry)
-  }
-  return issues
-}
 
 /** Validates a spec alone (the data API's PATCH of `spec`); issues are relative to `spec`. */
 export function topologySpecIssues(spec: unknown): ValidationIssue[] {
   const parsed = TopologySpecSchema.safeParse(spec)
-  return parsed.success ? [] : issuesOf(parsed.error, ['spec'])
+  return parsed.success ? [] : zodIssues(parsed.error, ['spec'])
 }
 
 /** The spec as stored, parsed for the runner (which only sees specs validated on write). */
 export function parseTopologySpec(spec: unknown): TopologySpec {
   const parsed = TopologySpecSchema.safeParse(spec ?? {})
-  if (!parsed.success) throw new TopologyValidationError(issuesOf(parsed.error, ['spec']))
+  if (!parsed.success) throw new TopologyValidationError(zodIssues(parsed.error, ['spec']))
   return parsed.data
 }
 
@@ -285,7 +261,7 @@ export function parseTopologyObject(value: unknown, prefix: (string | number)[] 
   const record = value as Record<string, unknown>
   if ('apiVersion' in record || 'kind' in record || 'metadata' in record) {
     const parsed = DocumentSchema.safeParse(record)
-    if (!parsed.success) throw new TopologyValidationError(issuesOf(parsed.error, prefix))
+    if (!parsed.success) throw new TopologyValidationError(zodIssues(parsed.error, prefix))
     const { metadata, spec } = parsed.data
     return { name: metadata.name, namespace: metadata.namespace ?? 'default', labels: metadata.labels ?? {}, spec }
   }
@@ -298,7 +274,7 @@ export function parseTopologyObject(value: unknown, prefix: (string | number)[] 
     })
     .passthrough()
   const parsed = RowSchema.safeParse(record)
-  if (!parsed.success) throw new TopologyValidationError(issuesOf(parsed.error, prefix))
+  if (!parsed.success) throw new TopologyValidationError(zodIssues(parsed.error, prefix))
   return { name: parsed.data.name, namespace: parsed.data.namespace ?? 'default', labels: parsed.data.labels ?? {}, spec: parsed.data.spec }
 }
 
