@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { resourceNameField, resourceNamespaceField } from './resource-name-fields.ts'
 import { playbookColumnsOf, playbookSpecIssues } from '#contract/playbook/playbook-document.ts'
 import { parseYamlDocuments, YamlInputError } from '#contract/yaml-input.ts'
 
@@ -10,9 +11,6 @@ import { parseYamlDocuments, YamlInputError } from '#contract/yaml-input.ts'
  * sent; the API judges it again (http-api §4.6) and its refusal lands on the same field.
  */
 
-// Kubernetes object names: lower-case words joined by dashes or dots.
-const NAME_PATTERN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/
-const NAME_RULE = "may hold lower-case letters, digits, '-' and '.', and must start and end with a letter or digit"
 
 /** The display fields the Form tab edits; the Code tab holds every other key of the spec. */
 export const PLAYBOOK_DISPLAY_FIELDS = ['title', 'category', 'icon', 'description'] as const
@@ -22,17 +20,8 @@ const optionalText = (max: number, label: string) => z.string().trim().max(max, 
 
 export const PlaybookEditorFormSchema = z.object({
   intent: z.literal('save'),
-  name: z
-    .string({ required_error: 'Name is required.' })
-    .trim()
-    .max(253, 'The name must be at most 253 characters.')
-    .regex(NAME_PATTERN, `The name ${NAME_RULE}.`),
-  namespace: z
-    .string()
-    .trim()
-    .max(63, 'The namespace must be at most 63 characters.')
-    .regex(NAME_PATTERN, `The namespace ${NAME_RULE}.`)
-    .optional(),
+  name: resourceNameField,
+  namespace: resourceNamespaceField,
   title: optionalText(200, 'title'),
   category: optionalText(100, 'category'),
   icon: optionalText(100, 'icon'),

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml'
+import { RESOURCE_NAME_PATTERN, RESOURCE_NAME_RULE } from './resource-name-fields.ts'
 import { z } from 'zod'
 import { parseYamlDocuments, YamlInputError, type YamlDocument } from '#contract/yaml-input.ts'
 import {
@@ -168,13 +169,11 @@ export type EditorInput = { yaml: string; name?: string | null; namespace?: stri
 /** What the editor writes: the definition only; bookkeeping columns are added by create/update. */
 export type ResourcePayload = { name: string; namespace?: string; labels?: Record<string, string>; spec: Record<string, unknown> }
 
-// Kubernetes object names: lower-case words joined by dashes or dots, at most 253 characters.
-const NAME_PATTERN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/
 
 function checkName(field: 'name' | 'namespace', value: string, strict: boolean): EditorError | null {
   if (value.length > 253) return { field, message: `The ${field} must be at most 253 characters.` }
-  if (strict && !NAME_PATTERN.test(value)) {
-    return { field, message: `The ${field} may hold lower-case letters, digits, '-' and '.', and must start and end with a letter or digit.` }
+  if (strict && !RESOURCE_NAME_PATTERN.test(value)) {
+    return { field, message: `The ${field} ${RESOURCE_NAME_RULE}.` }
   }
   return null
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { resourceNameField, resourceNamespaceField } from './resource-name-fields.ts'
 import { topologySpecIssues } from '#contract/topology/topology-document.ts'
 import { getEditorKind, parseResourceYaml, type ResourceKind } from './resource-editor.ts'
 
@@ -11,9 +12,6 @@ import { getEditorKind, parseResourceYaml, type ResourceKind } from './resource-
 
 export const TOPOLOGY_KIND: ResourceKind = getEditorKind('topologies')!
 
-// Kubernetes object names: lower-case words joined by dashes or dots.
-const NAME_PATTERN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/
-const NAME_RULE = "may hold lower-case letters, digits, '-' and '.', and must start and end with a letter or digit"
 // Label keys as Kubernetes takes them: an optional DNS prefix and a name of letters, digits, '-', '_' and '.'.
 const LABEL_KEY_PATTERN = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/
 
@@ -25,17 +23,8 @@ const LabelRowSchema = z.object({
 export const TopologyFormSchema = z
   .object({
     intent: z.literal('save'),
-    name: z
-      .string({ required_error: 'Name is required.' })
-      .trim()
-      .max(253, 'The name must be at most 253 characters.')
-      .regex(NAME_PATTERN, `The name ${NAME_RULE}.`),
-    namespace: z
-      .string()
-      .trim()
-      .max(63, 'The namespace must be at most 63 characters.')
-      .regex(NAME_PATTERN, `The namespace ${NAME_RULE}.`)
-      .optional(),
+    name: resourceNameField,
+    namespace: resourceNamespaceField,
     labels: z.array(LabelRowSchema).optional(),
     spec: z.string({ required_error: 'The spec is empty.' }),
   })
