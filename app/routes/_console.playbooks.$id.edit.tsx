@@ -1,9 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node'
-import { useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { PlaybookEditorPage } from '#app/components/playbooks/playbook-editor-page.tsx'
+import { PlaybookEditorRoute } from '#app/components/playbooks/playbook-editor-page.tsx'
 import { loadPlaybookEditor, playbookEditorAction } from '#app/lib/playbook-editor.server.ts'
-import { PLAYBOOKS_HREF } from '#app/lib/playbook-editor-form-shape.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 
 /** Editing a playbook needs playbooks:update (write on the playbooks resource). */
@@ -23,11 +21,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function EditPlaybookRoute() {
-  const loaded = useLoaderData<typeof loader>()
-  const answer = useActionData<typeof action>() ?? null
-  const navigation = useNavigation()
-  const busy = navigation.state === 'submitting' && navigation.formMethod?.toLowerCase() === 'post'
-  return <PlaybookEditorPage loaded={loaded} answer={answer} busy={busy} backHref={PLAYBOOKS_HREF} />
+  return <PlaybookEditorRoute />
 }
 
 export function ErrorBoundary() {

@@ -1,8 +1,21 @@
-import { Link } from '@remix-run/react'
+import { Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import type { SubmissionResult } from '@conform-to/react'
 import type { SpecErrorDetail } from '#app/components/resource-editor/spec-field.tsx'
 import type { PlaybookEditorValues } from '#app/lib/playbook-editor-form.ts'
+import { PLAYBOOKS_HREF } from '#app/lib/playbook-editor-form-shape.ts'
 import { PlaybookEditor } from './playbook-editor.tsx'
+
+type LoadedEditor = { mode: 'create' | 'edit'; label: string; values: PlaybookEditorValues; readOnlyReason: string | null; source: string | null; version: string }
+type EditorAnswer = { result: SubmissionResult<string[]>; specDetail: SpecErrorDetail | null }
+
+/** The page of both editor routes, from their loader (loadPlaybookEditor) and action (playbookEditorAction). */
+export function PlaybookEditorRoute() {
+  const loaded = useLoaderData<LoadedEditor>()
+  const answer = useActionData<EditorAnswer>() ?? null
+  const navigation = useNavigation()
+  const busy = navigation.state === 'submitting' && navigation.formMethod?.toLowerCase() === 'post'
+  return <PlaybookEditorPage loaded={loaded} answer={answer} busy={busy} backHref={PLAYBOOKS_HREF} />
+}
 
 /** /playbooks/new and /playbooks/{id}/edit: the breadcrumb back to the catalogue, then the editor. */
 export function PlaybookEditorPage({
@@ -11,8 +24,8 @@ export function PlaybookEditorPage({
   busy,
   backHref,
 }: {
-  loaded: { mode: 'create' | 'edit'; label: string; values: PlaybookEditorValues; readOnlyReason: string | null; source: string | null; version: string }
-  answer: { result: SubmissionResult<string[]>; specDetail: SpecErrorDetail | null } | null
+  loaded: LoadedEditor
+  answer: EditorAnswer | null
   busy: boolean
   backHref: string
 }) {
