@@ -1,5 +1,6 @@
 import { expect, test, type Page } from './support/test.ts'
 import { signInWithToken } from './support/sign-in.ts'
+import { hasJs, project, ready, SHOTS } from './support/page.ts'
 
 /**
  * The catalog screens (issue 14 item 6) on the demo estate, with JavaScript and without it: the
@@ -9,16 +10,7 @@ import { signInWithToken } from './support/sign-in.ts'
  * Screenshots go to test-results/screenshots/catalog-*.png.
  */
 
-const SHOTS = 'test-results/screenshots'
-const project = () => test.info().project.name
-const hasJs = () => project() === 'js'
-
 test.use({ viewport: { width: 1440, height: 960 } })
-
-/** With JavaScript, interact only once React owns the page (app/root.tsx sets html[data-hydrated]). */
-async function ready(page: Page): Promise<void> {
-  if (hasJs()) await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached' })
-}
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SHOTS}/catalog-${name}-${project()}.png`, fullPage: false })

@@ -1,6 +1,7 @@
 import { E2E_TOKEN } from '../../playwright.config.ts'
 import { expect, test, type Page } from './support/test.ts'
 import { signInWithToken } from './support/sign-in.ts'
+import { hasJs, project, ready, screenshotAtSizes } from './support/page.ts'
 
 /**
  * The playbook screens (issue 16 item 6) with JavaScript and without it: the catalogue and the
@@ -10,28 +11,10 @@ import { signInWithToken } from './support/sign-in.ts'
  * harmless exec actions (echo, sleep). Screenshots go to test-results/screenshots/playbooks-*.png.
  */
 
-const SHOTS = 'test-results/screenshots'
-const project = () => test.info().project.name
-const hasJs = () => project() === 'js'
 const api = { authorization: `Bearer ${E2E_TOKEN}` }
-const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 1920, height: 1080 },
-] as const
-
 test.use({ viewport: { width: 1440, height: 900 } })
 
-async function ready(page: Page): Promise<void> {
-  if (hasJs()) await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached' })
-}
-
-async function shots(page: Page, name: string): Promise<void> {
-  for (const size of SIZES) {
-    await page.setViewportSize(size)
-    await page.screenshot({ path: `${SHOTS}/playbooks-${name}-${size.width}x${size.height}-${project()}.png`, fullPage: false })
-  }
-  await page.setViewportSize(SIZES[0])
-}
+const shots = (page: Page, name: string) => screenshotAtSizes(page, 'playbooks', name)
 
 /** A name no other test or project run uses. */
 const unique = (base: string) => `${base}-${project()}-${Date.now().toString(36)}`

@@ -1,6 +1,7 @@
 import { E2E_TOKEN } from '../../playwright.config.ts'
 import { expect, test, type Page } from './support/test.ts'
 import { signInWithToken } from './support/sign-in.ts'
+import { hasJs, project, ready, screenshotAtSizes } from './support/page.ts'
 
 /**
  * The topology screens (issue 15 items 4–5) on the demo estate, with JavaScript and without it:
@@ -10,28 +11,9 @@ import { signInWithToken } from './support/sign-in.ts'
  * 1920×1080.
  */
 
-const SHOTS = 'test-results/screenshots'
-const project = () => test.info().project.name
-const hasJs = () => project() === 'js'
-const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 1920, height: 1080 },
-] as const
-
 test.use({ viewport: { width: 1440, height: 900 } })
 
-/** With JavaScript, interact only once React owns the page (app/root.tsx sets html[data-hydrated]). */
-async function ready(page: Page): Promise<void> {
-  if (hasJs()) await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached' })
-}
-
-async function shots(page: Page, name: string): Promise<void> {
-  for (const size of SIZES) {
-    await page.setViewportSize(size)
-    await page.screenshot({ path: `${SHOTS}/topology-${name}-${size.width}x${size.height}-${project()}.png`, fullPage: false })
-  }
-  await page.setViewportSize(SIZES[0])
-}
+const shots = (page: Page, name: string) => screenshotAtSizes(page, 'topology', name)
 
 const cardNamed = (page: Page, name: string) => page.getByTestId('component-card').filter({ has: page.getByTestId('card-name').filter({ hasText: new RegExp(`^${name}$`) }) })
 
