@@ -45,7 +45,11 @@ const CHUNK_OF_MODULE: Array<[RegExp, string]> = [
   [/\/app\/components\/use-schema-form\.ts$/, 'forms'],
 ]
 
+// remix-utils hooks only one page uses (the run page's live updates) stay with that page.
+const PAGE_ONLY_MODULES = /node_modules\/remix-utils\/build\/react\/use-event-source\.js$/
+
 function chunkOf(id: string): string | undefined {
+  if (PAGE_ONLY_MODULES.test(id)) return undefined
   if (id.includes('vite/preload-helper') || FRAMEWORK_PACKAGES.test(id)) return 'framework'
   if (id.includes('node_modules/@conform-to/react/')) return 'forms'
   return CHUNK_OF_MODULE.find(([pattern]) => pattern.test(id))?.[1]
