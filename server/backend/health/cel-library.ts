@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Environment } from '@marcbachmann/cel-js'
+import { UTCDate } from '@date-fns/utc'
+import { isValid, parse as parseWithFormat } from 'date-fns'
 import semver from 'semver'
 import { formatDuration, formatSize, parseDurationMs } from '#contract/canary/duration.ts'
 import { isUuid } from '#contract/uuid.ts'
@@ -34,6 +36,66 @@ function inTimeRange(t: Date, start: string, end: string): boolean {
   const at = t.getUTCHours() * 60 + t.getUTCMinutes()
   const [from, to] = [minutesOf(start), minutesOf(end)]
   return from <= to ? at >= from && at <= to : at >= from || at <= to
+}
+
+/** Go's reference-time layout elements and date-fns's names for them, longest first. */
+const GO_LAYOUT_ELEMENTS: [string, string][] = [
+  ['January', 'MMMM'], ['Jan', 'MMM'], ['Monday', 'EEEE'], ['Mon', 'EEE'], ['2006', 'yyyy'],
+  ['Z07:00', 'XXX'], ['Z0700', 'XX'], ['Z07', 'X'], ['-07:00', 'xxx'], ['-0700', 'xx'], ['-07', 'x'],
+  ['01', 'MM'], ['02', 'dd'], ['_2', 'd'], ['06', 'yy'], ['15', 'HH'], ['03', 'hh'], ['04', 'mm'], ['05', 'ss'],
+  ['PM', 'a'], ['pm', 'a'], ['1', 'M'], ['2', 'd'], ['3', 'h'], ['4', 'm'], ['5', 's'],
+]
+
+/** A Go time layout (`2006-01-02T15:04:05Z07:00`) as a date-fns parse format. */
+function dateFnsFormatOf(layout: string): string {
+  let format = ''
+  let literal = ''
+  const flush = () => {
+    if (literal) format += `'${literal.replace(/'/g, "''")}'`
+    literal = ''
+  }
+  for (let index = 0; index < layout.length; ) {
+    const fraction = /^[.,](0+|9+)(?![0-9])/.exec(layout.slice(index))
+    if (fraction) {
+      flush()
+      format += `${layout[index]}${'S'.repeat(fraction[1]!.length)}`
+      index += fraction[0].length
+      continue
+    }
+    if (layout.startsWith('MST', index)) throw new Error('time.Parse: zone abbreviations (MST) cannot be read; use -0700 or Z07:00 in the layout')
+    const element = GO_LAYOUT_ELEMENTS.find(([go]) => layout.startsWith(go, index))
+    if (element) {
+      flush()
+      format += element[1]
+      index += element[0].length
+      continue
+    }
+    const char = layout[index]!
+    if (/[A-Za-z']/.test(char)) literal += char
+    else {
+      flush()
+      format += char
+    }
+    index += 1
+  }
+  flush()
+  return format
+}
+
+/**
+ * `time.Parse(layout, value)`: Go's layout, UTC unless the value carries an offset; parts the
+ * layout lacks are those of 1 January this year, and a two-digit year is 1969–2068 as in Go.
+ */
+function parseGoTime(layout: string, text: string): Date {
+  const format = dateFnsFormatOf(layout)
+  const parsed = parseWithFormat(text, format, new UTCDate(Date.UTC(new Date().getUTCFullYear(), 0, 1)))
+  if (!isValid(parsed)) throw new Error(`time.Parse: "${text}" does not match the layout "${layout}"`)
+  const time = new Date(parsed.getTime())
+  if (/(^|[^y])yy($|[^y])/.test(format)) {
+    const twoDigits = time.getUTCFullYear() % 100
+    time.setUTCFullYear(twoDigits >= 69 ? 1900 + twoDigits : 2000 + twoDigits)
+  }
+  return time
 }
 
 const HEALTHY_PHASES = new Set(['running', 'succeeded', 'active', 'bound', 'available', 'ready', 'healthy', 'complete', 'completed'])
@@ -96,11 +158,7 @@ export function withCelLibrary(environment: Environment, options: { namespaces?:
     .registerConstant('time', 'TimeFunctions', new TimeFunctions())
     .registerFunction('TimeFunctions.Now(): google.protobuf.Timestamp', () => new Date())
     .registerFunction('TimeFunctions.ZoneName(): string', () => Intl.DateTimeFormat().resolvedOptions().timeZone)
-    .registerFunction('TimeFunctions.Parse(string, string): google.protobuf.Timestamp', (_self: unknown, _layout: string, text: string) => {
-      const parsed = Date.parse(text)
-      if (Number.isNaN(parsed)) throw new Error(`time.Parse: "${text}" is not a time`)
-      return new Date(parsed)
-    })
+    .registerFunction('TimeFunctions.Parse(string, string): google.protobuf.Timestamp', (_self: unknown, layout: string, text: string) => parseGoTime(layout, text))
     .registerFunction('TimeFunctions.InTimeRange(google.protobuf.Timestamp, string, string): bool', (_self: unknown, t: Date, start: string, end: string) => inTimeRange(t, start, end))
     .registerType('KubernetesFunctions', KubernetesFunctions)
     .registerConstant('k8s', 'KubernetesFunctions', new KubernetesFunctions())
