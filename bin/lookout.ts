@@ -17,10 +17,11 @@ import {
   documentKind,
   parseScrapeConfigObject,
   resourceDocuments,
-  ScrapeConfigValidationError,
 } from '#contract/catalog/scrape-config-document.ts'
-import { parseTopologyObject, TopologyValidationError } from '#contract/topology/topology-document.ts'
-import { parsePlaybookDocument, playbookColumnsOf, PlaybookValidationError } from '#contract/playbook/playbook-document.ts'
+import { parseTopologyObject } from '#contract/topology/topology-document.ts'
+import { parsePlaybookDocument, playbookColumnsOf } from '#contract/playbook/playbook-document.ts'
+import { parseConnectionDocument } from '#contract/connections/connection-document.ts'
+import { ResourceValidationError } from '#contract/resource-document.ts'
 
 const USAGE = `usage:
   lookout apply -f <file|folder>
@@ -61,8 +62,8 @@ async function filesUnder(target: string): Promise<string[]> {
  * own route, which also creates their checks.
  */
 type RowResource = {
-  kind: 'scrapeconfig' | 'topology' | 'playbook'
-  table: 'config_scrapers' | 'topologies' | 'playbooks'
+  kind: 'scrapeconfig' | 'topology' | 'playbook' | 'connection'
+  table: 'config_scrapers' | 'topologies' | 'playbooks' | 'connections'
   name: string
   namespace: string
   fields: Record<string, unknown>
@@ -76,8 +77,8 @@ const rowHeaders = (resource: RowResource): Record<string, string> => (resource.
 
 type FileResources = { file: string; inputs: CanaryInput[]; rows: RowResource[] }
 
-const isValidationError = (error: unknown): error is CanaryValidationError | ScrapeConfigValidationError | TopologyValidationError | PlaybookValidationError =>
-  error instanceof CanaryValidationError || error instanceof ScrapeConfigValidationError || error instanceof TopologyValidationError || error instanceof PlaybookValidationError
+// Every resource kind's validation error is a ResourceValidationError (contract/resource-document.ts).
+const isValidationError = (error: unknown): error is ResourceValidationError => error instanceof ResourceValidationError
 
 function rowResource(document: unknown, prefix: (string | number)[]): RowResource | null {
   switch (documentKind(document)) {
@@ -97,6 +98,11 @@ function rowResource(document: unknown, prefix: (string | number)[]): RowResourc
       const spec = (document as { spec?: unknown }).spec ?? {}
       return { kind: 'playbook', table: 'playbooks', name: playbook.name, namespace: playbook.namespace, fields: { spec, ...playbookColumnsOf(playbook.name, playbook.spec) } }
     }
+    case 'Connection': {
+      const connection = parseConnectionDocument(document, prefix)
+      const { name: _name, namespace: _namespace, ...fields } = connection.row
+      return { kind: 'connection', table: 'connections', name: connection.name, namespace: connection.namespace, fields }
+    }
     default:
       return null
   }
@@ -114,7 +120,7 @@ async function readResources(target: string): Promise<FileResources[]> {
   for (const file of files) {
     try {
       const documents = resourceDocuments(await readFile(file, 'utf8'))
-      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary, ScrapeConfig, Topology or Playbook document found' }])
+      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary, ScrapeConfig, Topology, Playbook or Connection document found' }])
       const resources: FileResources = { file, inputs: [], rows: [] }
       documents.forEach((document, index) => {
         const prefix = documents.length > 1 ? [index] : []

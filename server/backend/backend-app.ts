@@ -49,6 +49,10 @@ import { createRbacRouter } from './rbac/rbac.routes.ts'
 import { createDbAuthorization, requireRouteAccess } from './rbac/rbac-middleware.ts'
 import { createTokenRouter } from './rbac/token.routes.ts'
 import { createSettingsRouter } from './settings/settings.routes.ts'
+import { connectionWriteValidator, createConnectionReadTransform } from './connections/connection-data-access.ts'
+import { createConnectionRouter } from './connections/connection.routes.ts'
+import { createNotificationRouter } from './notifications/notification.routes.ts'
+import { parseAllowedTargets } from './health/checks/target-guard.ts'
 
 export type Backend = {
   router: express.Router
@@ -111,6 +115,7 @@ export function createBackend(options: {
     createPlaybookWriteValidator(authorizer),
     incidentWriteValidator,
     resourceSpecValidator,
+    connectionWriteValidator,
   ]
   const validateDataWrite = async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
     let rows: Record<string, unknown>[] | undefined
@@ -185,6 +190,8 @@ export function createBackend(options: {
   router.use(createRbacRouter({ db, authorizer }))
   router.use(createPeopleRouter({ db, store: credentials, authorizer }))
   router.use(createSettingsRouter({ db, appVersion: options.appVersion }))
+  // Connection secrets: opened for the connection's editors, masked for other readers.
+  router.use('/db/connections', createConnectionReadTransform({ db, authorizer }))
   router.use(
     '/db',
     dbAuthorization.guard,
@@ -220,6 +227,8 @@ export function createBackend(options: {
   router.use('/resources', createResourceSearchRouter({ db, authorizer }))
   router.use('/snapshot', createSnapshotRouter({ db, authorizer, logger }))
   router.use('/playbook', createPlaybookRouter({ db, authorizer, logger }))
+  router.use('/connection', createConnectionRouter({ db, authorizer, logger, allowedTargets: parseAllowedTargets(env.LOOKOUT_CHECK_ALLOWED_TARGETS) }))
+  router.use('/notification', createNotificationRouter({ db, authorizer, logger }))
 
   // Sub-bases whose service has not been built yet answer honestly instead of 404.
   for (const subBase of SUB_BASES) {

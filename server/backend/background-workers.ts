@@ -11,11 +11,16 @@ import { parseAllowedTargets } from './health/checks/target-guard.ts'
 import { createTopologyEngine, type TopologyEngine } from './topology/topology-engine.ts'
 import { createPlaybookRunner } from './playbooks/playbook-runner.ts'
 import { createPlaybookScheduler, createPlaybookTriggerHandlers, mergeEventHandlers } from './playbooks/playbook-triggers.ts'
+import { createNotificationHandlers } from './notifications/notification-matching.ts'
+import { createNotificationDispatcher } from './notifications/notification-dispatcher.ts'
+import { restrictedGuard, TargetRefusedError } from './health/checks/target-guard.ts'
 
 /**
  * What an embedded backend process runs besides answering requests: the check engine, the
- * scrape engine, the topology engine, the playbook runner and scheduler, and the event-queue consumer (incident rules, playbook triggers). All coordinate through PostgreSQL (leases, SKIP
- * LOCKED), so any number of processes may run them against one database.
+ * scrape engine, the topology engine, the playbook runner and scheduler, the notification
+ * dispatcher, and the event-queue consumer (incident rules, playbook triggers, notification
+ * rules). All coordinate through PostgreSQL (leases, SKIP LOCKED), so any number of processes
+ * may run them against one database.
  */
 export type BackgroundWorkers = { engine?: CheckEngine; scrapeEngine?: ScrapeEngine; topologyEngine?: TopologyEngine; start(): Promise<void>; stop(): Promise<void> }
 
@@ -42,8 +47,32 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
     db,
     logger,
     databaseUrl: env.DATABASE_URL,
-    // Incident rules and playbook triggers both answer check.failed/passed: merged, not spread.
-    handlers: mergeEventHandlers(createIncidentRulesHandlers(db, logger), createPlaybookTriggerHandlers(db, logger)),
+    // Incident rules, playbook triggers and notification rules all answer check.failed/passed: merged, not spread.
+    handlers: mergeEventHandlers(
+      createIncidentRulesHandlers(db, logger),
+      createPlaybookTriggerHandlers(db, logger),
+      createNotificationHandlers(db, logger, { publicUrl: env.LOOKOUT_PUBLIC_URL }),
+    ),
+  })
+  // Rules are written by editors: their deliveries may not reach this server's own addresses
+  // (LOOKOUT_CHECK_ALLOWED_TARGETS excepted), as untrusted checks may not.
+  const notificationTargets = restrictedGuard(parseAllowedTargets(env.LOOKOUT_CHECK_ALLOWED_TARGETS))
+  const notificationDispatcher = createNotificationDispatcher({
+    db,
+    logger,
+    processId: env.LOOKOUT_ENGINE_PROCESS_ID,
+    smtpUrl: env.SMTP_URL,
+    mailFrom: env.LOOKOUT_MAIL_FROM,
+    publicUrl: env.LOOKOUT_PUBLIC_URL,
+    guard: async (url) => {
+      const port = url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : url.protocol === 'smtp:' ? 587 : 443
+      try {
+        await notificationTargets.admit(url.hostname.replace(/^\[|\]$/g, ''), port)
+      } catch (error) {
+        if (error instanceof TargetRefusedError) throw new Error(`notification target refused: ${error.message}`)
+        throw error
+      }
+    },
   })
   const playbookRunner = createPlaybookRunner({ db, logger, processId: env.LOOKOUT_ENGINE_PROCESS_ID })
   const playbookScheduler = createPlaybookScheduler({ db, logger, processId: env.LOOKOUT_ENGINE_PROCESS_ID })
@@ -54,7 +83,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
   // delays the start (retried with a backoff) instead of ending the process.
   const startEngine = () => {
     retry = null
-    Promise.all([engine.start(), scrapeEngine.start(), topologyEngine.start(), playbookRunner.start(), playbookScheduler.start()]).then(
+    Promise.all([engine.start(), scrapeEngine.start(), topologyEngine.start(), playbookRunner.start(), playbookScheduler.start(), notificationDispatcher.start()]).then(
       () => undefined,
       (error: unknown) => {
         log[isConnectionFailure(error) ? 'warn' : 'error']({ err: error, retryInMs: delayMs }, 'check engine could not start; retrying')
@@ -76,7 +105,7 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
       if (retry) clearTimeout(retry)
       retry = null
       await events.stop()
-      await Promise.all([engine.stop(), scrapeEngine.stop(), topologyEngine.stop(), playbookRunner.stop(), playbookScheduler.stop()])
+      await Promise.all([engine.stop(), scrapeEngine.stop(), topologyEngine.stop(), playbookRunner.stop(), playbookScheduler.stop(), notificationDispatcher.stop()])
     },
   }
 }

@@ -84,6 +84,7 @@ const RELATIONS = new Map<string, RelationAccess>([
   ...entries('notifications', 'notification', [
     'notifications', 'notification_silences', 'notification_groups', 'notification_group_resources',
     'notification_send_history', 'notifications_summary', 'notification_send_history_summary',
+    'notification_send_history_resources', 'notification_send_history_resource_tags', 'notification_send_history_resource_types',
   ]),
   ...entries('playbooks', 'playbooks', ['playbook_names', 'playbooks_for_agent']),
   ...entries('playbooks', 'playbooks', ['playbooks'], 'playbook'),

@@ -3,6 +3,7 @@ import type { EnvVar } from '#contract/canary/canary-spec.schema.ts'
 import type { Queryable } from '#server/db/client.ts'
 import { renderFieldTemplate } from '../go-template.ts'
 import { isUuid } from '#contract/uuid.ts'
+import { assertResolvable, ConnectionSecretError, openStoredConnection } from '#server/backend/connections/connection-secrets.ts'
 
 /** A spec value the engine cannot use: the run is invalid (a configuration problem), not failed. */
 export class CheckInputError extends Error {}
@@ -53,7 +54,15 @@ export async function findConnection(db: Queryable, ref: string, namespace: stri
   )
   const row = rows[0]
   if (!row) return null
-  return { ...row, properties: row.properties ?? {}, insecureTls: row.insecure_tls ?? false }
+  // Secrets are sealed at rest (connections/connection-secrets.ts): the server's own users get them opened.
+  const connection = await openStoredConnection(db, { ...row, properties: row.properties ?? {}, insecureTls: row.insecure_tls ?? false })
+  try {
+    assertResolvable({ ...connection, certificate: null })
+  } catch (error) {
+    if (error instanceof ConnectionSecretError) throw new CheckInputError(error.message)
+    throw error
+  }
+  return connection
 }
 
 export type ResolvedAccess = {

@@ -7,6 +7,7 @@ import type { ActionContext, ActionOutcome, ArtifactInput } from '../playbook-mo
 import { redactSecrets } from '../parameter-secrets.ts'
 import { ActionInputError, envVarValue, objectOf, playbookNamespace, stringOf } from './action-access.ts'
 import { findConnection } from '#server/backend/health/checks/check-inputs.ts'
+import { openValue } from '#server/backend/connections/connection-secrets.ts'
 import { checkoutRepository, quoted } from './git-checkout.ts'
 import { checkRuntimes } from './runtime-setup.ts'
 
@@ -50,7 +51,8 @@ async function storedConnection(context: ActionContext, ref: string, field: stri
   if (!found) throw new ActionInputError(`${field}: connection ${ref} was not found`)
   // The kubeconfig or service-account key of kubernetes and gcp connections is kept as the certificate.
   const { rows } = await context.db.query<{ certificate: string | null }>('SELECT certificate FROM connections WHERE id = $1', [found.id])
-  return { ...found, certificate: rows[0]?.certificate ?? null }
+  const certificate = rows[0]?.certificate ?? null
+  return { ...found, certificate: certificate === null ? null : await openValue(context.db, certificate) }
 }
 
 /**
