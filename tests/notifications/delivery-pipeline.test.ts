@@ -370,6 +370,19 @@ describe('notification delivery pipeline', () => {
     expect((await db.query('SELECT 1 FROM lookout.notification_send_leases WHERE history_id = $1', [row!.id])).rows).toHaveLength(0)
   })
 
+  it('a pending row this pipeline did not queue (no event in its payload) ends as error once, instead of failing every claim', async () => {
+    const check = await insertCheck('foreign-api')
+    const rule = await insertRule('foreign', { events: ['check.failed'], custom_services: [{ url: hook('foreign') }] })
+    await db.query(
+      `INSERT INTO notification_send_history (notification_id, resource_id, source_event, status, payload) VALUES ($1, $2, 'check.failed', 'pending', $3)`,
+      [rule, check.id, JSON.stringify({ id: check.id, event: 'check.failed' })],
+    )
+    await dispatcher().runOnce()
+    expect(await historyOf(rule)).toMatchObject([{ status: 'error', error: 'this send was not queued by this pipeline (its payload names no event and recipient), so it cannot be delivered' }])
+    await dispatcher().runOnce()
+    expect(at('foreign')).toHaveLength(0)
+  })
+
   it.skipIf(TEST_ENGINE !== 'postgres')('two processes on PostgreSQL deliver 200 failures exactly once each', { timeout: 120_000 }, async () => {
     const rule = await insertRule('bulk', { events: ['check.failed'], filter: "check.name.startsWith('bulk-')", title: '{{.check.name}}', custom_services: [{ url: hook('bulk') }] })
     const canary = (await db.query<{ id: string }>(`INSERT INTO canaries (name, namespace, spec) VALUES ('bulk-canary', 'default', '{}') RETURNING id`)).rows[0]!.id

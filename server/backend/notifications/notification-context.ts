@@ -58,7 +58,8 @@ export const NOTIFICATION_EVENTS = [
   ...['open', 'investigating', 'mitigated', 'resolved', 'closed', 'cancelled'].map((event) => `incident.status.${event}`),
 ]
 
-export function resourceKindOf(eventName: string): ResourceKind | null {
+export function resourceKindOf(eventName: string | undefined): ResourceKind | null {
+  if (typeof eventName !== 'string') return null
   const prefix = eventName.split('.')[0]
   return prefix === 'check' || prefix === 'config' || prefix === 'component' || prefix === 'incident' ? prefix : null
 }

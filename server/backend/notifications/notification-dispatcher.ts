@@ -447,6 +447,13 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
       await skip('the notification was deleted before it was sent')
       return
     }
+    // A row this pipeline did not write (older data, another version) may carry no event to render.
+    if (typeof payload?.event?.name !== 'string') {
+      await finish(row, (tx) =>
+        tx.query(`UPDATE notification_send_history SET status = 'error', error = $2 WHERE id = $1`, [row.id, 'this send was not queued by this pipeline (its payload names no event and recipient), so it cannot be delivered']).then(() => undefined),
+      )
+      return
+    }
     const context = await loadNotificationContext(db, payload.event, { publicUrl: options.publicUrl })
     if (!context) {
       await skip('the resource no longer exists')
