@@ -4,7 +4,7 @@
  * needs no same-origin proof for them, as for GET (server/gateway/forgery-guard.ts) — and the
  * backend authorizes them as `read` (server/backend/rbac/route-access.ts). Paths are under /api.
  */
-export const QUERY_POSTS: readonly string[] = ['/api/catalog/summary', '/api/catalog/changes', '/api/resources/search']
+export const QUERY_POSTS: readonly string[] = ['/api/catalog/summary', '/api/catalog/changes', '/api/resources/search', '/api/notification/summary']
 
 /** Query POSTs with an id in the path: a playbook's parameters with their defaults templated for a resource (http-api §2.5.3). */
 const QUERY_POST_PATTERNS: readonly RegExp[] = [/^\/api\/playbook\/[^/]+\/params$/]
