@@ -42,6 +42,12 @@ describe('the shared CEL library (resource-specs §0.6 extras)', () => {
     expect(evaluateCel('time == "noon"', { time: 'noon' })).toBe(true)
   })
 
+  it('reads optional fields with .? and orValue, in checks and in playbooks', () => {
+    expect(evaluateCel("check.labels.?critical.orValue('') == 'true'", { check: { labels: {} } })).toBe(false)
+    expect(evaluateCel("check.labels.?critical.orValue('') == 'true'", { check: { labels: { critical: 'true' } } })).toBe(true)
+    expect(evaluatePlaybookCel("params.?missing.orValue('fallback')", playbookEnv)).toBe('fallback')
+  })
+
   it('serialises with toJSON in both forms', () => {
     expect(evaluateCel('{"a": 1}.toJSON()', {})).toBe('{"a":1}')
     expect(evaluateCel('toJSON([1, 2])', {})).toBe('[1,2]')

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
-import type { Environment } from '@marcbachmann/cel-js'
+import { Environment } from '@marcbachmann/cel-js'
 import { UTCDate } from '@date-fns/utc'
 import { isValid, parse as parseWithFormat } from 'date-fns'
 import semver from 'semver'
@@ -129,7 +129,23 @@ const hash = (algorithm: string) => (text: string) => createHash(algorithm).upda
 /** The names the library's function families take; a caller's variable of the same name wins (celEnvironmentFor). */
 export const CEL_LIBRARY_NAMESPACES = ['uuid', 'crypto', 'time', 'k8s'] as const
 
-export function withCelLibrary(environment: Environment, options: { namespaces?: boolean } = {}): Environment {
+/**
+ * A CEL environment as the platform's expressions expect it: unknown variables are dyn, lists may
+ * mix types, optional fields (`a.?b.orValue(x)`) parse, and the library above is registered.
+ */
+export function createCelEnvironment(options: { namespaces?: boolean } = {}): Environment {
+  return withCelLibrary(new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false, enableOptionalTypes: true }), options)
+}
+
+let syntaxEnvironment: Environment | undefined
+
+/** Throws the parser's error when `expression` is not CEL these environments read (a filter written now, run later). */
+export function parseCelExpression(expression: string): void {
+  syntaxEnvironment ??= createCelEnvironment()
+  syntaxEnvironment.parse(expression)
+}
+
+function withCelLibrary(environment: Environment, options: { namespaces?: boolean } = {}): Environment {
   const functions = environment
     .registerFunction('HumanDuration(dyn): string', (value: unknown) => formatDuration(Number(value) / 1e6))
     .registerFunction('HumanSize(dyn): string', (value: unknown) => formatSize(Number(value)))

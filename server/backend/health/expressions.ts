@@ -1,5 +1,5 @@
-import { Environment } from '@marcbachmann/cel-js'
-import { CEL_LIBRARY_NAMESPACES, withCelLibrary } from './cel-library.ts'
+import { type Environment } from '@marcbachmann/cel-js'
+import { CEL_LIBRARY_NAMESPACES, createCelEnvironment } from './cel-library.ts'
 import { renderGoTemplate, TemplateError } from './go-template.ts'
 
 /**
@@ -17,7 +17,7 @@ function celEnvironment(variables: Record<string, unknown>): Environment {
   const namespaces = !CEL_LIBRARY_NAMESPACES.some((name) => name in variables)
   let environment = environments.get(namespaces)
   if (!environment) {
-    environment = withCelLibrary(new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false }), { namespaces })
+    environment = createCelEnvironment({ namespaces })
     environments.set(namespaces, environment)
   }
   return environment

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express'
-import { parse as parseCel } from '@marcbachmann/cel-js'
+import { parseCelExpression } from '#server/backend/health/cel-library.ts'
 import type { Logger } from 'pino'
 import type { z } from 'zod'
 import {
@@ -111,7 +111,7 @@ function checkTarget(target: SilenceTarget): CheckedTarget {
   }
   if (filter !== '') {
     try {
-      parseCel(filter)
+      parseCelExpression(filter)
     } catch (error) {
       throw new NotificationApiError(400, `invalid filter: ${(error as Error).message.split('\n')[0]}`)
     }

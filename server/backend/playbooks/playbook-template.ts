@@ -1,11 +1,11 @@
-import { Environment } from '@marcbachmann/cel-js'
+import { type Environment } from '@marcbachmann/cel-js'
 import type { EnvVar } from '#contract/canary/canary-spec.schema.ts'
 import { isUuid } from '#contract/uuid.ts'
 import type { Db, Queryable } from '#server/db/client.ts'
 import { EVERY_CONFIG } from '#server/backend/catalog/config-access.ts'
 import { resourceSearch, SelectorSchema } from '#server/backend/catalog/resource-search.ts'
 import { ExpressionError } from '#server/backend/health/expressions.ts'
-import { withCelLibrary } from '#server/backend/health/cel-library.ts'
+import { createCelEnvironment } from '#server/backend/health/cel-library.ts'
 import { renderGoTemplate, TemplateError } from '#server/backend/health/go-template.ts'
 import { envValue } from '#server/backend/health/checks/check-inputs.ts'
 import type { PlaybookParameterSpec, PlaybookRunActionRow, PlaybookRunRow, PlaybookSpec, PlaybookTemplateEnv } from './playbook-model.ts'
@@ -394,7 +394,7 @@ function celJson(value: unknown): unknown {
 }
 
 function buildEnvironment(extra: string[]): Environment {
-  let environment = withCelLibrary(new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false }))
+  let environment = createCelEnvironment()
     .registerFunction('getLastAction(): dyn', () => celJson(current ? lastAction(current.env) : null))
     .registerFunction('getAction(string): dyn', (name: string) => celJson(current ? namedAction(current.env, name) : null))
   for (const name of [...CONDITION_FUNCTIONS, ...extra]) environment = environment.registerFunction(`${name}(): dyn`, condition(name))

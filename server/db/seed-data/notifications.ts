@@ -21,13 +21,13 @@ export function buildNotifications(
     {
       key: 'critical-checks', name: 'critical-check-failures', namespace: 'default', events: ['check.failed', 'check.passed'],
       title: '{{.check.name}} is {{if eq .check.status "healthy"}}passing again{{else}}failing{{end}}',
-      filter: "check.labels.critical == 'true'", team_id: people.team('platform').id, person_id: null,
+      filter: "check.labels.?critical.orValue('') == 'true'", team_id: people.team('platform').id, person_id: null,
       repeat_interval: '1h', wait_for: 60 * NANOS_PER_SECOND, source: 'KubernetesCRD', group_by: ['tag:namespace'],
       custom_services: null,
     },
     {
       key: 'payments-configs', name: 'payments-config-health', namespace: 'payments', events: ['config.unhealthy', 'config.warning'],
-      title: '{{.config.type}} {{.config.name}} is {{.config.health}}', filter: "config.tags.namespace == 'payments'",
+      title: '{{.config.type}} {{.config.name}} is {{.config.health}}', filter: "config.tags.?namespace.orValue('') == 'payments'",
       team_id: null, person_id: people.person('payments-oncall').id, repeat_interval: '4h', wait_for: 5 * 60 * NANOS_PER_SECOND,
       source: 'UI', group_by: null, custom_services: null,
     },
@@ -39,7 +39,7 @@ export function buildNotifications(
     },
     {
       key: 'component-health', name: 'platform-components', namespace: 'platform', events: ['component.unhealthy', 'component.warning'],
-      title: 'Component {{.component.name}} is {{.component.health}}', filter: "component.labels.team == 'platform'",
+      title: 'Component {{.component.name}} is {{.component.health}}', filter: "component.labels.?team.orValue('') == 'platform'",
       team_id: null, person_id: null, repeat_interval: '2h', wait_for: null, source: 'KubernetesCRD', group_by: null,
       custom_services: [{ name: 'team-chat', connection: 'connection://default/team-chat', properties: { channel: '#platform-alerts' } }],
     },
