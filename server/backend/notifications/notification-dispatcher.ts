@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { Logger } from 'pino'
-import type { Db, NotificationListener, Queryable } from '#server/db/client.ts'
-import { createOutageGate } from '#server/db/outage.ts'
+import type { Db, Queryable } from '#server/db/client.ts'
+import { createLeasedWorkLoop } from '#server/backend/scheduling/leased-work-loop.ts'
 import { evaluateCel, ExpressionError } from '#server/backend/health/expressions.ts'
 import { findConnection } from '#server/backend/health/checks/check-inputs.ts'
 import { renderFieldTemplate, renderGoTemplate } from '#server/backend/health/go-template.ts'
@@ -131,21 +131,28 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
   const retryBaseMs = Math.max(0, options.retryBaseMs ?? 30_000)
   const retryMaxMs = Math.max(retryBaseMs, options.retryMaxMs ?? 600_000)
   const log = options.logger.child({ component: 'notification-dispatcher', processId })
-  const outage = createOutageGate({ logger: log, what: 'the notification dispatcher' })
-
-  let started = false
-  let stopping = false
-  let claiming: Promise<number> | null = null
-  let claimAgain = false
   let sent = 0
   let failed = 0
   let claimedTotal = 0
   const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>()
-  let pollTimer: NodeJS.Timeout | null = null
-  let renewTimer: NodeJS.Timeout | null = null
-  const wakeTimers = new Set<NodeJS.Timeout>()
-  let listener: NotificationListener | null = null
-  let listening = false
+  const loop = createLeasedWorkLoop({
+    db,
+    log,
+    what: 'the notification dispatcher',
+    pollMs,
+    leaseMs,
+    channels: [{ channel: NOTIFICATION_SEND_CHANNEL }],
+    claimRound,
+    renewLeases,
+    // Sends in flight finish (each has its own deadline); their outcomes are written under the lease.
+    drain: async () => {
+      await Promise.all([...inFlight.values()].map((entry) => entry.promise))
+    },
+    releaseLeases: async () => {
+      await db.query('DELETE FROM lookout.notification_send_leases WHERE lease_owner = $1', [processId])
+    },
+  })
+  const { wake, wakeAt } = loop
 
   async function claim(room: number): Promise<HistoryRow[]> {
     return db.transaction(async (tx) => {
@@ -190,63 +197,26 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
     )
   }
 
-  async function claimDue(): Promise<number> {
-    if (claiming) {
-      claimAgain = true
-      return claiming
+  async function claimRound(): Promise<{ claimed: number; full: boolean } | null> {
+    const room = concurrency - inFlight.size
+    if (room <= 0) return null
+    await settlePlaybookRuns()
+    const rows = await claim(room)
+    claimedTotal += rows.length
+    for (const row of rows) {
+      const abort = new AbortController()
+      const entry = {
+        abort,
+        promise: deliver(row, abort.signal)
+          .catch((error: unknown) => log.error({ err: error, history: row.id }, 'notification delivery failed unexpectedly'))
+          .finally(() => {
+            inFlight.delete(row.id)
+            wake()
+          }),
+      }
+      inFlight.set(row.id, entry)
     }
-    claiming = (async () => {
-      let total = 0
-      do {
-        claimAgain = false
-        const room = concurrency - inFlight.size
-        if (room <= 0 || stopping || !outage.ready()) break
-        let rows: HistoryRow[]
-        try {
-          await settlePlaybookRuns()
-          rows = await claim(room)
-          outage.succeeded()
-        } catch (error) {
-          if (!outage.failed(error)) log.warn({ err: error }, 'notification claim failed')
-          break
-        }
-        total += rows.length
-        claimedTotal += rows.length
-        for (const row of rows) {
-          const abort = new AbortController()
-          const entry = {
-            abort,
-            promise: deliver(row, abort.signal)
-              .catch((error: unknown) => log.error({ err: error, history: row.id }, 'notification delivery failed unexpectedly'))
-              .finally(() => {
-                inFlight.delete(row.id)
-                if (!stopping) wake()
-              }),
-          }
-          inFlight.set(row.id, entry)
-        }
-        if (rows.length === room) claimAgain = true
-      } while (claimAgain && !stopping && inFlight.size < concurrency)
-      return total
-    })().finally(() => {
-      claiming = null
-    })
-    return claiming
-  }
-
-  function wake(): void {
-    if (!started || stopping) return
-    void claimDue()
-  }
-
-  function wakeAt(at: Date): void {
-    if (!started || stopping) return
-    const timer = setTimeout(() => {
-      wakeTimers.delete(timer)
-      wake()
-    }, Math.max(0, at.getTime() - Date.now()) + 5)
-    timer.unref?.()
-    wakeTimers.add(timer)
+    return { claimed: rows.length, full: rows.length === room }
   }
 
   // ---- recipients ---------------------------------------------------------------------------
@@ -551,7 +521,7 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
   async function runOnce(): Promise<number> {
     let total = 0
     for (;;) {
-      const count = await claimDue()
+      const count = await loop.claimNow()
       await Promise.all([...inFlight.values()].map((entry) => entry.promise))
       total += count
       if (count === 0) return total
@@ -560,51 +530,10 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
 
   return {
     processId,
-    async start() {
-      if (started) return
-      started = true
-      stopping = false
-      if (db.listen) {
-        try {
-          listener = await db.listen(NOTIFICATION_SEND_CHANNEL, {
-            onNotify: () => wake(),
-            onState: (up) => {
-              listening = up
-              if (up) wake()
-            },
-          })
-          listening = true
-        } catch (error) {
-          log.warn({ err: error }, 'could not LISTEN for notification sends; polling only')
-        }
-      }
-      pollTimer = setInterval(wake, pollMs)
-      pollTimer.unref?.()
-      renewTimer = setInterval(() => void renewLeases(), Math.max(100, Math.floor(leaseMs / 3)))
-      renewTimer.unref?.()
-      wake()
-    },
-    async stop() {
-      stopping = true
-      if (pollTimer) clearInterval(pollTimer)
-      pollTimer = null
-      for (const timer of wakeTimers) clearTimeout(timer)
-      wakeTimers.clear()
-      await listener?.close().catch(() => undefined)
-      listener = null
-      listening = false
-      await claiming?.catch(() => undefined)
-      // Sends in flight finish (each has its own deadline); their outcomes are written under the lease.
-      await Promise.all([...inFlight.values()].map((entry) => entry.promise))
-      if (renewTimer) clearInterval(renewTimer)
-      renewTimer = null
-      await db
-        .query('DELETE FROM lookout.notification_send_leases WHERE lease_owner = $1', [processId])
-        .catch((error: unknown) => log.warn({ err: error }, 'releasing notification leases failed'))
-      started = false
-    },
+    start: loop.start,
+    stop: loop.stop,
     runOnce,
     wake,
-    stats: () => ({ processId, inFlight: inFlight.size, sent, failed, claimed: claimedTotal, listening }),
+    stats: () => ({ processId, inFlight: inFlight.size, sent, failed, claimed: claimedTotal, listening: loop.listening() }),
   }
 }

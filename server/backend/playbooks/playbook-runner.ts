@@ -3,8 +3,8 @@ import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import { formatDuration, parseDurationMs } from '#contract/canary/duration.ts'
 import type { ActionStatus, RunStatus } from '#contract/playbook/playbook-vocabulary.ts'
-import type { Db, NotificationListener, Queryable } from '#server/db/client.ts'
-import { createOutageGate } from '#server/db/outage.ts'
+import type { Db, Queryable } from '#server/db/client.ts'
+import { createLeasedWorkLoop } from '#server/backend/scheduling/leased-work-loop.ts'
 import { createCheckTrust } from '#server/backend/health/check-trust.ts'
 import { createAuthorizer, type Authorizer } from '#server/backend/rbac/authorizer.ts'
 import type {
@@ -252,20 +252,30 @@ export function createPlaybookRunner(options: PlaybookRunnerOptions): PlaybookRu
   const trustedOf = options.trusted ?? defaultTrust(db, options.authorizer)
   const random = options.random ?? Math.random
   const log = options.logger.child({ component: 'playbook-runner', processId })
-  const outage = createOutageGate({ logger: log, what: 'the playbook runner' })
-
-  let started = false
-  let stopping = false
-  let claiming: Promise<number> | null = null
-  let claimAgain = false
   let steps = 0
   let actionsExecuted = 0
   const inFlight = new Map<string, InFlight>()
-  const wakeTimers = new Set<NodeJS.Timeout>()
-  let pollTimer: NodeJS.Timeout | null = null
-  let renewTimer: NodeJS.Timeout | null = null
-  const listeners: NotificationListener[] = []
-  let listening = false
+  const loop = createLeasedWorkLoop({
+    db,
+    log,
+    what: 'the playbook runner',
+    pollMs,
+    leaseMs,
+    channels: [{ channel: RUN_UPDATES_CHANNEL }, { channel: RUN_PROGRESS_CHANNEL, onNotify: onProgress }],
+    claimRound,
+    renewLeases,
+    drain: async () => {
+      const pending = Promise.all([...inFlight.values()].map((entry) => entry.promise))
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, stopGraceMs).unref?.())
+      await Promise.race([pending, grace])
+      for (const runId of inFlight.keys()) abortAction(runId, 'stopping')
+      await pending
+    },
+    releaseLeases: async () => {
+      await db.query('UPDATE lookout.playbook_run_leases SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1', [processId])
+    },
+  })
+  const { outage, wake, wakeAt } = loop
 
   async function claim(room: number): Promise<Claimed[]> {
     return db.transaction(async (tx) => {
@@ -356,15 +366,6 @@ export function createPlaybookRunner(options: PlaybookRunnerOptions): PlaybookRu
     )
   }
 
-  function wakeAt(until: Date): void {
-    const timer = setTimeout(() => {
-      wakeTimers.delete(timer)
-      wake()
-    }, Math.max(0, until.getTime() - Date.now()) + 5)
-    timer.unref?.()
-    wakeTimers.add(timer)
-  }
-
   /** A row settled without running: skipped, or failed by its `if` or `delay`. */
   async function settleUnrun(runId: string, name: string, status: 'skipped' | 'failed', error: string | null = null): Promise<void> {
     await db.query(
@@ -420,7 +421,7 @@ export function createPlaybookRunner(options: PlaybookRunnerOptions): PlaybookRu
     // Skips and failed conditions are settled here without a round through `scheduled`; at most
     // one row per action and attempt can be written, so this ends.
     for (let guard = 0; guard <= actions.length * 2 + 2; guard++) {
-      if (stopping && !entry.action) return handOverQuietly(run.id)
+      if (loop.stopping() && !entry.action) return handOverQuietly(run.id)
       const now = new Date()
       if (now.getTime() >= deadline.getTime()) {
         await underLease(run.id, (tx) =>
@@ -625,42 +626,17 @@ export function createPlaybookRunner(options: PlaybookRunnerOptions): PlaybookRu
       })
       .finally(() => {
         inFlight.delete(claimed.run.id)
-        if (!stopping && started) wake()
+        wake()
       })
     inFlight.set(claimed.run.id, entry)
   }
 
-  async function claimDue(): Promise<number> {
-    if (stopping || !outage.ready()) return 0
+  async function claimRound(): Promise<{ claimed: number; full: boolean } | null> {
     const room = concurrency - inFlight.size
-    if (room <= 0) return 0
-    try {
-      const claimed = await claim(room)
-      outage.succeeded()
-      for (const item of claimed) launch(item)
-      return claimed.length
-    } catch (error) {
-      if (!outage.failed(error)) log.error({ err: error }, 'claiming due playbook runs failed')
-      return 0
-    }
-  }
-
-  function wake(): void {
-    if (stopping) return
-    if (claiming) {
-      claimAgain = true
-      return
-    }
-    claiming = (async () => {
-      let total = 0
-      do {
-        claimAgain = false
-        total += await claimDue()
-      } while (claimAgain && !stopping)
-      return total
-    })().finally(() => {
-      claiming = null
-    })
+    if (room <= 0) return null
+    const claimed = await claim(room)
+    for (const item of claimed) launch(item)
+    return { claimed: claimed.length, full: claimed.length === room }
   }
 
   async function renewLeases(): Promise<void> {
@@ -697,64 +673,18 @@ export function createPlaybookRunner(options: PlaybookRunnerOptions): PlaybookRu
     }
   }
 
-  async function listen(): Promise<void> {
-    if (!db.listen) return
-    const states = new Map<string, boolean>()
-    const onState = (channel: string) => (up: boolean) => {
-      states.set(channel, up)
-      listening = [...states.values()].every(Boolean)
-      if (up) wake()
-    }
-    try {
-      listeners.push(await db.listen(RUN_UPDATES_CHANNEL, { onNotify: () => wake(), onState: onState(RUN_UPDATES_CHANNEL) }))
-      listeners.push(await db.listen(RUN_PROGRESS_CHANNEL, { onNotify: onProgress, onState: onState(RUN_PROGRESS_CHANNEL) }))
-    } catch (error) {
-      log.warn({ err: error }, 'could not LISTEN for playbook runs; polling only')
-    }
-  }
-
   async function runOnce(): Promise<number> {
-    const count = await claimDue()
+    const count = await loop.claimNow()
     await Promise.all([...inFlight.values()].map((entry) => entry.promise))
     return count
   }
 
   return {
     processId,
-    async start() {
-      if (started) return
-      started = true
-      stopping = false
-      await listen()
-      pollTimer = setInterval(wake, pollMs)
-      pollTimer.unref?.()
-      renewTimer = setInterval(() => void renewLeases(), Math.max(100, Math.floor(leaseMs / 3)))
-      renewTimer.unref?.()
-      wake()
-    },
-    async stop() {
-      stopping = true
-      if (pollTimer) clearInterval(pollTimer)
-      pollTimer = null
-      for (const timer of wakeTimers) clearTimeout(timer)
-      wakeTimers.clear()
-      await Promise.all(listeners.splice(0).map((listener) => listener.close().catch(() => undefined)))
-      listening = false
-      await claiming?.catch(() => undefined)
-      const pending = Promise.all([...inFlight.values()].map((entry) => entry.promise))
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, stopGraceMs).unref?.())
-      await Promise.race([pending, grace])
-      for (const runId of inFlight.keys()) abortAction(runId, 'stopping')
-      await pending
-      if (renewTimer) clearInterval(renewTimer)
-      renewTimer = null
-      await db
-        .query('UPDATE lookout.playbook_run_leases SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1', [processId])
-        .catch((error: unknown) => log.warn({ err: error }, 'releasing playbook run leases failed'))
-      started = false
-    },
+    start: loop.start,
+    stop: loop.stop,
     runOnce,
     wake,
-    stats: () => ({ processId, running: inFlight.size, steps, actionsExecuted, listening }),
+    stats: () => ({ processId, running: inFlight.size, steps, actionsExecuted, listening: loop.listening() }),
   }
 }
