@@ -72,7 +72,7 @@ export const EnvSchema = z
     LOOKOUT_CHECK_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
     LOOKOUT_CHECK_STATUS_RETENTION_DAYS: positiveInt(30),
     LOOKOUT_CHECK_ALLOWED_TARGETS: allowedTargetsSetting,
-    // Encrypts secret playbook parameters at rest (playbooks/parameter-secrets.ts); unset: a key
+    // Seals secret playbook parameters and connection secrets (backend/secrets/sealed-secrets.ts); unset: a key
     // generated once and kept in the database.
     LOOKOUT_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     LOOKOUT_ENGINE_PROCESS_ID: z.string().min(1).max(200).optional(),

@@ -12,9 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { executeAction } from '#server/backend/playbooks/actions/index.ts'
 import { dedupeLines, matchLines, type LogLine } from '#server/backend/playbooks/actions/logs-action.ts'
 import { structureLines } from '#server/backend/playbooks/actions/log-line-parsers.ts'
-import { webhookRequest } from '#server/backend/playbooks/actions/notification-action.ts'
 import type { ActionContext, PlaybookActionSpec, PlaybookRunActionRow, PlaybookRunRow, PlaybookSpec, PlaybookTemplateEnv } from '#server/backend/playbooks/playbook-model.ts'
-import { encryptParameter } from '#server/backend/playbooks/parameter-secrets.ts'
+import { sealSecret } from '#server/backend/secrets/sealed-secrets.ts'
 import { createPlaybookRunner } from '#server/backend/playbooks/playbook-runner.ts'
 import { loadTemplateEnv } from '#server/backend/playbooks/playbook-template.ts'
 import type { Db } from '#server/db/client.ts'
@@ -192,7 +191,7 @@ describe('exec', () => {
   it('redacts secret parameters in its output, with the secret decrypted from the stored run', async () => {
     const spec: PlaybookSpec = { parameters: [{ name: 'password', type: 'secret' }], actions: [{ name: 'leak', exec: { script: 'echo "pw={{.params.password}}"' } }] }
     const playbookId = (await db.query<{ id: string }>(`INSERT INTO playbooks (name, spec, source) VALUES ('leaky', $1, 'UI') RETURNING id`, [JSON.stringify(spec)])).rows[0]!.id
-    const stored = await encryptParameter(db, 'correct-horse')
+    const stored = await sealSecret(db, 'correct-horse')
     const inserted = (await db.query<PlaybookRunRow>(`INSERT INTO playbook_runs (playbook_id, spec, status, parameters) VALUES ($1, $2, 'running', $3) RETURNING *`, [playbookId, JSON.stringify(spec), JSON.stringify({ password: stored })])).rows[0]!
     const env = await loadTemplateEnv(db, inserted)
     const outcome = await executeAction(spec.actions[0]!, contextOf({ run: inserted, env }))
@@ -360,19 +359,34 @@ describe('notification', () => {
     expect(JSON.parse(received.at(-1)!.body)).toEqual({ title: 'failed', message: 'web' })
   })
 
-  it('turns slack and generic URLs into the requests Shoutrrr makes', () => {
-    expect(webhookRequest('slack://hook:T000-B000-XXXX@webhook', 'Title', 'Body')).toMatchObject({ url: 'https://hooks.slack.com/services/T000/B000/XXXX', method: 'POST' })
-    expect(JSON.parse(webhookRequest('slack://T000/B000/XXXX', 'Title', 'Body').body)).toEqual({ text: '*Title*\nBody' })
-    const bot = webhookRequest('slack://xoxb:123-456@ops', 'T', 'B')
-    expect(bot).toMatchObject({ url: 'https://slack.com/api/chat.postMessage', headers: { Authorization: 'Bearer xoxb-123-456' } })
-    expect(JSON.parse(bot.body)).toMatchObject({ channel: 'ops' })
-    expect(webhookRequest('generic://hooks.example.com/a?template=json&token=1', 'T', 'B').url).toBe('https://hooks.example.com/a?token=1')
-    expect(webhookRequest('generic://hooks.example.com/a?disabletls=yes', 'T', 'B').url).toBe('http://hooks.example.com/a')
+  it('delivers through the notification senders: any of their schemes, properties as Shoutrrr params', async () => {
+    const port = (server.address() as AddressInfo).port
+    const ntfy = await executeAction(action({ notification: { url: `ntfy://127.0.0.1:${port}/hook?scheme=http`, title: 'Restart of {{.params.name}}', message: 'done', properties: { priority: 5 } } }), contextOf())
+    expect(ntfy.error).toBeUndefined()
+    expect(ntfy.result).toEqual({ title: 'Restart of web', message: 'done' })
+    expect(received.at(-1)).toMatchObject({ path: '/hook', body: 'done', headers: { title: 'Restart of web', priority: '5' } })
+    await executeAction(action({ notification: { url: `generic+http://127.0.0.1:${port}/hook`, title: 'T', message: 'M', properties: { team: 'ops' } } }), contextOf())
+    expect(JSON.parse(received.at(-1)!.body)).toEqual({ team: 'ops', title: 'T', message: 'M' })
   })
 
-  it('fails other schemes with a clear message', async () => {
-    const outcome = await executeAction(action({ notification: { url: 'telegram://token@telegram?chats=1', title: 't', message: 'm' } }), contextOf())
-    expect(outcome.error).toMatch(/unsupported notification URL scheme "telegram"/)
+  it('fails a refused delivery with the masked URL, and a scheme no sender speaks naming it', async () => {
+    const port = (server.address() as AddressInfo).port
+    const refused = await executeAction(action({ notification: { url: `ntfy://svc:pwSECRET@127.0.0.1:${port}/echo/503?scheme=http`, title: 't', message: 'm' } }), contextOf())
+    expect(refused.error).toMatch(/^ntfy: POST http:\/\/127\.0\.0\.1:\d+\/echo\/503 answered 503/)
+    expect(refused.error).not.toContain('pwSECRET')
+    expect(refused.result).toEqual({ title: 't', message: 'm' })
+    const outcome = await executeAction(action({ notification: { url: 'gotify://host/token', title: 't', message: 'm' } }), contextOf())
+    expect(outcome.error).toMatch(/unsupported notification URL scheme "gotify"/)
+  })
+
+  it('fences a playbook no exec holder wrote off this server\'s own addresses, and sends attachments by smtp only', async () => {
+    const before = received.length
+    const url = `generic+http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
+    const fenced = await executeAction(action({ notification: { url, title: 't', message: 'm' } }), contextOf({ trusted: false }))
+    expect(fenced.error).toMatch(/is not an allowed target: .*is an address of this server/)
+    const attached = await executeAction(action({ notification: { url, title: 't', message: 'm', attachments: [{ filename: 'a.txt', content: 'x' }] } }), contextOf())
+    expect(attached.error).toMatch(/attachments are sent by smtp only/)
+    expect(received.length).toBe(before)
   })
 
   it('sends smtp:// mail', async () => {
@@ -408,7 +422,14 @@ describe('notification', () => {
     try {
       const port = (smtp.address() as AddressInfo).port
       const outcome = await executeAction(
-        action({ notification: { url: `smtp://127.0.0.1:${port}/?from=lookout@example.com&to=ops@example.com&encryption=None`, title: 'Disk full on {{.params.name}}', message: 'clean it' } }),
+        action({
+          notification: {
+            url: `smtp://127.0.0.1:${port}/?from=lookout@example.com&to=ops@example.com&encryption=None`,
+            title: 'Disk full on {{.params.name}}',
+            message: 'clean it',
+            attachments: [{ filename: 'usage.txt', content: 'disk 97%', contentType: 'text/plain' }],
+          },
+        }),
         contextOf(),
       )
       expect(outcome.error).toBeUndefined()
@@ -416,6 +437,8 @@ describe('notification', () => {
       expect(mail).toContain('Subject: Disk full on web')
       expect(mail).toContain('To: ops@example.com')
       expect(mail).toContain('clean it')
+      expect(mail).toMatch(/filename=usage\.txt/)
+      expect(mail).toContain(Buffer.from('disk 97%').toString('base64'))
     } finally {
       await new Promise((resolve) => smtp.close(resolve))
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PlaybookRunActionRow, PlaybookRunRow, PlaybookSpec, PlaybookTemplateEnv } from '#server/backend/playbooks/playbook-model.ts'
-import { encryptParameter } from '#server/backend/playbooks/parameter-secrets.ts'
+import { sealSecret } from '#server/backend/secrets/sealed-secrets.ts'
 import {
   evaluatePlaybookCel,
   loadParameterEnv,
@@ -89,7 +89,7 @@ afterAll(async () => {
 
 describe('loadTemplateEnv', () => {
   it('exposes the target config row, the creator, the playbook, params looked up, secrets decrypted and env templated', async () => {
-    const token = await encryptParameter(db, 's3cr3t-value')
+    const token = await sealSecret(db, 's3cr3t-value')
     const run = await insertRun({
       replicas: '5',
       target: otherConfigId,

@@ -14,7 +14,7 @@ import { runMongoCheck } from '#server/backend/health/checks/mongo-check.ts'
 import { runRedisCheck } from '#server/backend/health/checks/redis-check.ts'
 import { runMysqlCheck, runPostgresCheck } from '#server/backend/health/checks/sql-check.ts'
 import { UNRESTRICTED, type TargetGuard } from '#server/backend/health/checks/target-guard.ts'
-import { redactSecrets } from '#server/backend/playbooks/parameter-secrets.ts'
+import { redactSecrets } from '#server/backend/secrets/sealed-secrets.ts'
 import type { OpenedConnection } from './connection-secrets.ts'
 
 /**

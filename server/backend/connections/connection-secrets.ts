@@ -2,15 +2,15 @@ import { getConnectionType } from '#contract/connections/connection-types.ts'
 import { NOTIFICATION_URL_TYPES, parseNotificationUrl, type NotificationPart } from '#contract/connections/notification-url.ts'
 import type { Queryable } from '#server/db/client.ts'
 import type { StoredConnection } from '#server/backend/health/check-result.ts'
-import { decryptParameter, encryptParameter, isEncrypted } from '#server/backend/playbooks/parameter-secrets.ts'
+import { openSecret, sealSecret, isSealed } from '#server/backend/secrets/sealed-secrets.ts'
 
 /**
  * Secrets of `connections` rows at rest (issue 17 item 1): `password`, `certificate`, secret
  * `properties` values and the secrets inside `url` are sealed with the key of the secret playbook
- * parameters (parameter-secrets.ts: AES-256-GCM, LOOKOUT_SECRET_KEY or the key kept in the
+ * parameters (sealed-secrets.ts: AES-256-GCM, LOOKOUT_SECRET_KEY or the key kept in the
  * database), so one key protects every secret of the server.
  *
- * Whole columns and properties keep parameter-secrets' stored form (`lookout:enc:v1:…`). A URL
+ * Whole columns and properties keep sealed-secrets' stored form (`lookout:enc:v1:…`). A URL
  * keeps its shape and only its secret parts are replaced by a URL-safe token
  * (`lookout~enc~v1~<env|db>~<base64url>~`): the scheme and host stay readable, so
  * `connection_category(url)` and the list still work, and the token survives every URL part
@@ -32,7 +32,7 @@ const SECRET_QUERY_NAMES = /^(password|passwd|pass|secret|token|access_token|acc
 
 /** A value that is kept as written: empty, the mask, a reference to a secret store, a placeholder, or already sealed. */
 export function isPlainStorable(value: string): boolean {
-  return value === '' || value === MASK || REFERENCE.test(value) || PLACEHOLDER.test(value.trim()) || value.includes('lookout~enc~v1~') || isEncrypted(value)
+  return value === '' || value === MASK || REFERENCE.test(value) || PLACEHOLDER.test(value.trim()) || value.includes('lookout~enc~v1~') || isSealed(value)
 }
 
 /** Whether a value points at a Kubernetes secret store (or a URL holds such a placeholder). */
@@ -118,13 +118,13 @@ async function replaceUrlSecrets(url: string, type: string | undefined, replace:
 }
 
 async function sealUrlPart(db: Queryable, secret: string): Promise<string> {
-  const stored = await encryptParameter(db, secret)
+  const stored = await sealSecret(db, secret)
   const [source, packed] = stored.slice(STORED_PREFIX.length).split(':') as [string, string]
   return `lookout~enc~v1~${source}~${Buffer.from(packed, 'base64').toString('base64url')}~`
 }
 
 export async function sealValue(db: Queryable, value: string): Promise<string> {
-  return isPlainStorable(value) ? value : encryptParameter(db, value)
+  return isPlainStorable(value) ? value : sealSecret(db, value)
 }
 
 /** A URL with its secret parts sealed in place. */
@@ -138,7 +138,7 @@ export async function openUrl(db: Queryable, url: string): Promise<string> {
   let out = url
   for (const token of tokens) {
     const stored = `${STORED_PREFIX}${token[1]}:${Buffer.from(token[2]!, 'base64url').toString('base64')}`
-    out = out.split(token[0]).join(await decryptParameter(db, stored))
+    out = out.split(token[0]).join(await openSecret(db, stored))
   }
   return out
 }
@@ -184,7 +184,7 @@ export async function sealConnectionRow(db: Queryable, row: Record<string, unkno
 
 /** A stored value opened; values never sealed come back as they are. */
 export async function openValue(db: Queryable, value: string): Promise<string> {
-  return isEncrypted(value) ? decryptParameter(db, value) : value
+  return isSealed(value) ? openSecret(db, value) : value
 }
 
 /** A row read from `connections` with every sealed value opened (for its editors and the server's own use). */
@@ -213,7 +213,7 @@ export function maskConnectionRow<T extends Record<string, unknown>>(row: T): T 
   if (isRecord(out.properties)) {
     const properties: Record<string, unknown> = {}
     for (const [key, value] of Object.entries(out.properties)) {
-      properties[key] = isEncrypted(value) || (typeof value === 'string' && isSecretProperty(type, key)) ? maskValue(value) : value
+      properties[key] = isSealed(value) || (typeof value === 'string' && isSecretProperty(type, key)) ? maskValue(value) : value
     }
     out.properties = properties
   }

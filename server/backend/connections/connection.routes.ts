@@ -8,7 +8,7 @@ import { holdsExec, subjectOf } from '#server/backend/rbac/exec-permission.ts'
 import { restrictedGuard, UNRESTRICTED, type AllowedTarget, type TargetGuard } from '#server/backend/health/checks/target-guard.ts'
 import { assertResolvable, ConnectionSecretError, openConnectionRow, type OpenedConnection } from './connection-secrets.ts'
 import { probeConnection, ProbeError } from './connection-probes.ts'
-import { SecretParameterError } from '#server/backend/playbooks/parameter-secrets.ts'
+import { SecretSealError } from '#server/backend/secrets/sealed-secrets.ts'
 
 export type ConnectionRouterOptions = {
   db: Db
@@ -96,7 +96,7 @@ export function createConnectionRouter(options: ConnectionRouterOptions): expres
         }
         assertResolvable(connection)
       } catch (error) {
-        if (error instanceof ConnectionSecretError || error instanceof SecretParameterError) {
+        if (error instanceof ConnectionSecretError || error instanceof SecretSealError) {
           res.status(400).json({ error: error.message })
           return
         }

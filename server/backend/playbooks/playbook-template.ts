@@ -9,7 +9,7 @@ import { createCelEnvironment } from '#server/backend/health/cel-library.ts'
 import { renderGoTemplate, TemplateError } from '#server/backend/health/go-template.ts'
 import { envValue } from '#server/backend/health/checks/check-inputs.ts'
 import type { PlaybookParameterSpec, PlaybookRunActionRow, PlaybookRunRow, PlaybookSpec, PlaybookTemplateEnv } from './playbook-model.ts'
-import { decryptParameter } from './parameter-secrets.ts'
+import { openSecret } from '#server/backend/secrets/sealed-secrets.ts'
 
 /**
  * The template environment of resource-specs §2.6: what Go templates (`{{ }}` and `$( )`) and
@@ -90,7 +90,7 @@ async function parameterValues(db: Queryable, specs: PlaybookParameterSpec[], gi
     }
     switch (type) {
       case 'secret': {
-        const plain = await decryptParameter(db, value)
+        const plain = await openSecret(db, value)
         params[name] = plain
         if (plain !== '') secrets.push(plain)
         break

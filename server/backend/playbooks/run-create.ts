@@ -18,7 +18,7 @@ import {
   type RunCreator,
 } from './playbook-model.ts'
 import { evaluatePlaybookCel, loadTemplateEnv, PlaybookTemplateError, renderPlaybookTemplate, templateParameterDefaults } from './playbook-template.ts'
-import { encryptParameter } from './parameter-secrets.ts'
+import { sealSecret } from '#server/backend/secrets/sealed-secrets.ts'
 import { writeRunConfigChange } from './run-config-changes.ts'
 
 /**
@@ -249,7 +249,7 @@ export async function createPlaybookRun(db: Db | Queryable, input: CreateRunInpu
   const stored: Record<string, string> = {}
   for (const [name, value] of Object.entries(parameters)) {
     const type = specs.find((parameter) => parameter.name === name)?.type
-    stored[name] = type === 'secret' && value !== '' ? await encryptParameter(db, value) : value
+    stored[name] = type === 'secret' && value !== '' ? await sealSecret(db, value) : value
   }
 
   const timeout = spec.timeout ? draft.timeout : timeoutNs(spec, await defaultTimeoutMs(db))

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { runScript } from '#server/backend/health/checks/exec-check.ts'
 import { findConnection } from '#server/backend/health/checks/check-inputs.ts'
 import type { ActionContext } from '../playbook-model.ts'
-import { redactSecrets } from '../parameter-secrets.ts'
+import { redactSecrets } from '#server/backend/secrets/sealed-secrets.ts'
 import { ActionInputError, envVarValue, objectOf, playbookNamespace, stringOf } from './action-access.ts'
 
 /**

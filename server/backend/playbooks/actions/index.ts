@@ -1,6 +1,6 @@
 import { ACTION_TYPES, type ActionType } from '#contract/playbook/playbook-vocabulary.ts'
 import type { ActionContext, ActionExecutor, ActionOutcome, ActionRunner, PlaybookActionSpec } from '../playbook-model.ts'
-import { redactSecrets, redactValue } from '../parameter-secrets.ts'
+import { redactSecrets, redactValue } from '#server/backend/secrets/sealed-secrets.ts'
 import { renderActionFields } from '../playbook-template.ts'
 import { ActionInputError } from './action-access.ts'
 import { runExecAction } from './exec-action.ts'

@@ -2,23 +2,25 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import type { Queryable } from '#server/db/client.ts'
 
 /**
- * Secret playbook parameters (resource-specs §2.2) are encrypted at rest in
- * `playbook_runs.parameters` and decrypted only while templating (playbook-template.ts).
+ * Secrets sealed at rest: secret playbook parameters (resource-specs §2.2) in
+ * `playbook_runs.parameters` and connection secrets (connections/connection-secrets.ts), opened
+ * only where they are used (templating, a probe, a send).
  *
  * AES-256-GCM straight from node:crypto: it is authenticated encryption in the standard library,
  * one call each way, so a library would add a dependency and nothing we use.
  *
  * The key is LOOKOUT_SECRET_KEY (any text of 32+ characters, hashed to 32 bytes) or, when that is
- * unset, 32 random bytes generated once and kept in lookout.playbook_secret_key (migration 0282),
- * so every process sharing the database decrypts what another encrypted. Each value names which
- * of the two keys sealed it: setting the variable later does not make older values unreadable.
+ * unset, 32 random bytes generated once and kept in lookout.playbook_secret_key (migration 0282;
+ * the name is from when playbooks were its only user), so every process sharing the database opens
+ * what another sealed. Each value names which of the two keys sealed it: setting the variable
+ * later does not make older values unreadable.
  *
  * Stored form: `lookout:enc:v1:<env|db>:<base64 of iv (12) | tag (16) | ciphertext>`.
  */
 const PREFIX = 'lookout:enc:v1:'
 type KeySource = 'env' | 'db'
 
-export class SecretParameterError extends Error {}
+export class SecretSealError extends Error {}
 
 const storedKeys = new WeakMap<Queryable, Promise<Buffer>>()
 
@@ -35,7 +37,7 @@ async function databaseKey(db: Queryable): Promise<Buffer> {
       await db.query('INSERT INTO lookout.playbook_secret_key (key) VALUES ($1) ON CONFLICT (singleton) DO NOTHING', [randomBytes(32)])
       const { rows } = await db.query<{ key: Buffer | Uint8Array }>('SELECT key FROM lookout.playbook_secret_key')
       const stored = rows[0]?.key
-      if (!stored) throw new SecretParameterError('the playbook secret key could not be read from lookout.playbook_secret_key')
+      if (!stored) throw new SecretSealError('the secret key could not be read from lookout.playbook_secret_key')
       return Buffer.from(stored)
     })()
     key.catch(() => storedKeys.delete(db))
@@ -47,15 +49,15 @@ async function databaseKey(db: Queryable): Promise<Buffer> {
 async function keyFor(db: Queryable, source: KeySource): Promise<Buffer> {
   if (source === 'db') return databaseKey(db)
   const key = envKey()
-  if (!key) throw new SecretParameterError('this secret parameter was encrypted with LOOKOUT_SECRET_KEY, which is not set now')
+  if (!key) throw new SecretSealError('this secret was encrypted with LOOKOUT_SECRET_KEY, which is not set now')
   return key
 }
 
-export function isEncrypted(value: unknown): value is string {
+export function isSealed(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith(PREFIX)
 }
 
-export async function encryptParameter(db: Queryable, plaintext: string): Promise<string> {
+export async function sealSecret(db: Queryable, plaintext: string): Promise<string> {
   const source: KeySource = envKey() ? 'env' : 'db'
   const key = await keyFor(db, source)
   const iv = randomBytes(12)
@@ -65,20 +67,20 @@ export async function encryptParameter(db: Queryable, plaintext: string): Promis
 }
 
 /** The plain text of a stored value; values that are not encrypted come back as they are. */
-export async function decryptParameter(db: Queryable, stored: string): Promise<string> {
-  if (!isEncrypted(stored)) return stored
+export async function openSecret(db: Queryable, stored: string): Promise<string> {
+  if (!isSealed(stored)) return stored
   const rest = stored.slice(PREFIX.length)
   const colon = rest.indexOf(':')
   const source = rest.slice(0, colon)
-  if (source !== 'env' && source !== 'db') throw new SecretParameterError(`unknown secret key source "${source}"`)
+  if (source !== 'env' && source !== 'db') throw new SecretSealError(`unknown secret key source "${source}"`)
   const packed = Buffer.from(rest.slice(colon + 1), 'base64')
-  if (packed.length < 28) throw new SecretParameterError('a secret parameter is truncated')
+  if (packed.length < 28) throw new SecretSealError('a stored secret is truncated')
   const decipher = createDecipheriv('aes-256-gcm', await keyFor(db, source), packed.subarray(0, 12))
   decipher.setAuthTag(packed.subarray(12, 28))
   try {
     return Buffer.concat([decipher.update(packed.subarray(28)), decipher.final()]).toString('utf8')
   } catch {
-    throw new SecretParameterError(`a secret parameter could not be decrypted (the ${source === 'env' ? 'LOOKOUT_SECRET_KEY' : 'stored key'} differs from the one that encrypted it)`)
+    throw new SecretSealError(`a stored secret could not be decrypted (the ${source === 'env' ? 'LOOKOUT_SECRET_KEY' : 'stored key'} differs from the one that encrypted it)`)
   }
 }
 
