@@ -67,7 +67,8 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
     guard: async (url) => {
       const port = url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : url.protocol === 'smtp:' ? 587 : 443
       try {
-        await notificationTargets.admit(url.hostname.replace(/^\[|\]$/g, ''), port)
+        // The vetted addresses go back to the sender, which connects to them without resolving again.
+        return await notificationTargets.admit(url.hostname.replace(/^\[|\]$/g, ''), port)
       } catch (error) {
         if (error instanceof TargetRefusedError) throw new Error(`notification target refused: ${error.message}`)
         throw error

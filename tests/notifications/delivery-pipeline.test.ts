@@ -229,7 +229,8 @@ describe('notification delivery pipeline', () => {
       filter: "check.name == 'fallback-api'",
       custom_services: [{ url: hook('primary') }],
       fallback_custom_services: [{ url: hook('fallback') }],
-      fallback_delay: 200 * MS,
+      // Long enough that the first pump cannot reach it on a loaded machine (the row would already be sent).
+      fallback_delay: 2_000 * MS,
     })
     await setCheck(check.id, 'unhealthy')
     await pump()

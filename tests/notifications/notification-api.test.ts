@@ -1,38 +1,14 @@
-import express from 'express'
 import request from 'supertest'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '#server/db/client.ts'
-import { createApp } from '#server/app.ts'
-import { APP_VERSION } from '#server/boot.ts'
-import { createLogger } from '#server/logger.ts'
-import { createBackend } from '#server/backend/backend-app.ts'
-import { requireCredentials } from '#server/backend/identity/credentials.ts'
-import { requireRouteAccess } from '#server/backend/rbac/rbac-middleware.ts'
-import { createNotificationRouter } from '#server/backend/notifications/notification.routes.ts'
 import { useTestApp } from '#tests/support/use-test-app.ts'
-import { bearer, testEnv } from '#tests/support/test-app.ts'
+import { bearer } from '#tests/support/test-app.ts'
 import { personWith, RANDOM_ID } from '#tests/rbac/rbac-fixture.ts'
 
 /**
  * The notification API of http-api §2.3 and §2.7.5 through the real gateway: silence,
- * silence_preview, summary and send_history/{id}. backend-app.ts does not mount the router yet,
- * so this app puts it in front of the backend behind the same credential and route-table
- * middleware the backend runs (paths outside /notification fall through to the backend).
+ * silence_preview, summary and send_history/{id}.
  */
-
-function createNotificationApp(db: Db) {
-  const env = testEnv()
-  const logger = createLogger('silent')
-  const backend = createBackend({ db, env, logger, appVersion: APP_VERSION, consoleUrl: () => 'http://127.0.0.1:3000' })
-  const guarded = express.Router()
-  guarded.use(requireCredentials(backend.credentials))
-  guarded.use(requireRouteAccess(backend.authorizer, logger))
-  guarded.use('/notification', createNotificationRouter({ db, authorizer: backend.authorizer, logger }))
-  const embedded = express.Router()
-  embedded.use((req, res, next) => (req.path === '/notification' || req.path.startsWith('/notification/') ? guarded(req, res, next) : next()))
-  embedded.use(backend.router)
-  return createApp({ env, db, logger, embedded, isMigrated: () => true })
-}
 
 type Ids = Record<string, string>
 
@@ -43,7 +19,6 @@ async function insertId(db: Db, sql: string, params: unknown[] = []): Promise<st
 describe('/api/notification', () => {
   const testApp = useTestApp()
   let db: Db
-  let app: ReturnType<typeof createApp>
   const ids: Ids = {}
   let viewer: { headers: Record<string, string> }
   let editor: { id: string; headers: Record<string, string> }
@@ -59,7 +34,6 @@ describe('/api/notification', () => {
 
   beforeAll(async () => {
     db = testApp.db
-    app = createNotificationApp(db)
     viewer = await personWith(db, ['viewer'])
     editor = await personWith(db, ['editor'])
     const config = (name: string, type: string, tags: Record<string, string>, parent: string | null = null) =>
@@ -103,7 +77,7 @@ describe('/api/notification', () => {
     ids.oldSent = await send(ids.worker, 'config.unhealthy', 'sent', { ago: '20 days' })
   })
 
-  const post = (path: string, body: unknown, headers: Record<string, string> = bearer) => request(app).post(`/api/notification${path}`).set(headers).send(body as object)
+  const post = (path: string, body: unknown, headers: Record<string, string> = bearer) => request(testApp.app).post(`/api/notification${path}`).set(headers).send(body as object)
 
   describe('POST /silence', () => {
     it('stores a silence and answers 200 with an empty body; until null is indefinite', async () => {
@@ -129,7 +103,7 @@ describe('/api/notification', () => {
     })
 
     it('answers each validation error with the reference shape', async () => {
-      const malformed = await request(app).post('/api/notification/silence').set({ ...bearer, 'Content-Type': 'application/json' }).send('{"name": ')
+      const malformed = await request(testApp.app).post('/api/notification/silence').set({ ...bearer, 'Content-Type': 'application/json' }).send('{"name": ')
       expect(malformed.status).toBe(400)
       expect(malformed.body.error).toMatch(/^invalid post body: /)
       const cases: [Record<string, unknown>, string | RegExp][] = [
@@ -273,7 +247,7 @@ describe('/api/notification', () => {
       const tags = await post('/summary', { tags: 'namespace in (shop' })
       expect(tags.status).toBe(400)
       expect(tags.body.error).toMatch(/unbalanced parentheses/)
-      const malformed = await request(app).post('/api/notification/summary').set({ ...bearer, 'Content-Type': 'application/json' }).send('{')
+      const malformed = await request(testApp.app).post('/api/notification/summary').set({ ...bearer, 'Content-Type': 'application/json' }).send('{')
       expect(malformed.status).toBe(400)
       expect(Object.keys(malformed.body)).toEqual(['message'])
       const badGroup = await post('/summary', { groupBy: ['colour'] })
@@ -284,13 +258,13 @@ describe('/api/notification', () => {
 
   describe('GET /send_history/{id}', () => {
     it('returns one send with its resource, 404 for an unknown id and 400 for a malformed one', async () => {
-      const found = await request(app).get(`/api/notification/send_history/${ids.webError}`).set(bearer)
+      const found = await request(testApp.app).get(`/api/notification/send_history/${ids.webError}`).set(bearer)
       expect(found.status).toBe(200)
       expect(found.body).toMatchObject({ id: ids.webError, notification_id: ids.rule, status: 'error', error: 'connection refused', resource_kind: 'config', resource_type: 'Kubernetes::Pod', resource: { name: 'web' } })
-      const missing = await request(app).get(`/api/notification/send_history/${RANDOM_ID}`).set(bearer)
+      const missing = await request(testApp.app).get(`/api/notification/send_history/${RANDOM_ID}`).set(bearer)
       expect(missing.status).toBe(404)
       expect(missing.body).toEqual({ error: `notification send history (${RANDOM_ID}) not found` })
-      expect((await request(app).get('/api/notification/send_history/abc').set(bearer)).status).toBe(400)
+      expect((await request(testApp.app).get('/api/notification/send_history/abc').set(bearer)).status).toBe(400)
     })
   })
 
@@ -304,10 +278,10 @@ describe('/api/notification', () => {
       // Viewers read the notifications area (spec 002 §6, contract/role-matrix.ts).
       expect((await post('/summary', {}, viewer.headers)).status).toBe(200)
       expect((await post('/silence_preview', { config_id: ids.web }, viewer.headers)).status).toBe(200)
-      expect((await request(app).get(`/api/notification/send_history/${ids.webSent1}`).set(viewer.headers)).status).toBe(200)
+      expect((await request(testApp.app).get(`/api/notification/send_history/${ids.webSent1}`).set(viewer.headers)).status).toBe(200)
       expect((await post('/silence', { name: 'editor-made', config_id: ids.worker }, editor.headers)).status).toBe(200)
       expect((await post('/summary', {}, editor.headers)).status).toBe(200)
-      expect((await request(app).post('/api/notification/summary').send({})).status).toBe(401)
+      expect((await request(testApp.app).post('/api/notification/summary').send({})).status).toBe(401)
     })
   })
 })

@@ -26,8 +26,6 @@ export type NotificationResource = {
   health: string | null
   status: string | null
   healthDescription: string | null
-  /** Parents up the tree (configs and components), nearest first: for recursive silences and inhibitions. */
-  ancestorIds: string[]
   canaryId: string | null
   labels: Record<string, unknown>
   tags: Record<string, unknown>
@@ -79,17 +77,6 @@ function objectOf(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
 }
 
-const ANCESTORS_SQL = (table: 'config_items' | 'components') => `WITH RECURSIVE up(id, parent_id, depth) AS (
-    SELECT id, parent_id, 0 FROM ${table} WHERE id = $1
-    UNION ALL
-    SELECT t.id, t.parent_id, up.depth + 1 FROM ${table} t JOIN up ON t.id = up.parent_id WHERE up.depth < 50)
-  SELECT coalesce(jsonb_agg(id ORDER BY depth) FILTER (WHERE depth > 0), '[]'::jsonb) AS row FROM up`
-
-async function ancestorsOf(q: Queryable, table: 'config_items' | 'components', id: string): Promise<string[]> {
-  const { rows } = await q.query<{ row: string[] }>(ANCESTORS_SQL(table), [id])
-  return rows[0]?.row ?? []
-}
-
 /** The subject of an event: config changes name their item, incident sub-events their incident. */
 function subjectIdOf(event: NotificationEvent): string | null {
   const props = event.properties ?? {}
@@ -139,7 +126,6 @@ export async function loadNotificationContext(q: Queryable, event: NotificationE
       health: statusText,
       status: statusText,
       healthDescription: stringOf(status?.error) ?? stringOf(status?.message),
-      ancestorIds: [],
       canaryId: stringOf(check.canary_id),
       labels: objectOf(check.labels),
       tags: {},
@@ -167,7 +153,6 @@ export async function loadNotificationContext(q: Queryable, event: NotificationE
       health: stringOf(config.health),
       status: stringOf(config.status),
       healthDescription: stringOf(config.description),
-      ancestorIds: await ancestorsOf(q, 'config_items', subjectId),
       canaryId: null,
       labels: objectOf(config.labels),
       tags: objectOf(config.tags),
@@ -191,7 +176,6 @@ export async function loadNotificationContext(q: Queryable, event: NotificationE
       health: stringOf(component.health),
       status: stringOf(component.status),
       healthDescription: stringOf(component.status_reason) ?? stringOf(component.description),
-      ancestorIds: await ancestorsOf(q, 'components', subjectId),
       canaryId: null,
       labels: objectOf(component.labels),
       tags: {},
@@ -221,7 +205,6 @@ export async function loadNotificationContext(q: Queryable, event: NotificationE
       health: null,
       status: stringOf(incident.status),
       healthDescription: stringOf(incident.description),
-      ancestorIds: [],
       canaryId: null,
       labels: {},
       tags: {},

@@ -7,7 +7,7 @@ import { evaluateCel, ExpressionError } from '#server/backend/health/expressions
 import { findConnection } from '#server/backend/health/checks/check-inputs.ts'
 import { renderFieldTemplate, renderGoTemplate } from '#server/backend/health/go-template.ts'
 import { createPlaybookRun } from '#server/backend/playbooks/run-create.ts'
-import { NotificationSendError, sendNotification, type SenderScheme } from './senders/index.ts'
+import { NotificationSendError, sendNotification, type SenderScheme, type SendOptions } from './senders/index.ts'
 import { defaultBody, defaultTitle, HEALTH_EVENTS, loadNotificationContext, type NotificationContext } from './notification-context.ts'
 import { clip, nanosToMs, recordRuleError, RULE_COLUMNS, type CustomService, type HistoryPayload, type NotificationRuleRow } from './notification-matching.ts'
 
@@ -41,7 +41,7 @@ export type NotificationDispatcherOptions = {
   publicUrl?: string
   /** Passed to every send (tests point services at loopback receivers). */
   baseUrls?: Partial<Record<SenderScheme, string>>
-  guard?: (url: URL) => Promise<void>
+  guard?: SendOptions['guard']
 }
 
 export type NotificationDispatcherStats = { processId: string; inFlight: number; sent: number; failed: number; claimed: number; listening: boolean }
@@ -397,6 +397,11 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
   /** Writes the outcome if this process still holds the row's lease; false when another took it over. */
   async function finish(row: HistoryRow, fn: (tx: Queryable) => Promise<void>): Promise<boolean> {
     return db.transaction(async (tx) => {
+      // The history row first, then its lease: the order claim() takes them in. The other order
+      // deadlocks with a claim whose snapshot predates our lease (it holds the row, then waits on
+      // our deleted lease); when this side was the victim, the row kept a lease nobody renewed
+      // and was sent again once it lapsed.
+      await tx.query('SELECT 1 FROM notification_send_history WHERE id = $1 FOR UPDATE', [row.id])
       const { rows } = await tx.query('DELETE FROM lookout.notification_send_leases WHERE history_id = $1 AND lease_owner = $2 RETURNING history_id', [row.id, processId])
       if (rows.length === 0) {
         log.warn({ history: row.id }, 'lost the lease of a notification send; leaving it to its new holder')

@@ -3,11 +3,9 @@ import type { Logger } from 'pino'
 import { parseDurationMs } from '#contract/canary/duration.ts'
 import type { Db, Queryable } from '#server/db/client.ts'
 import type { EventContext, EventHandlers, QueuedEvent } from '#server/backend/events/event-consumer.ts'
-import { EVERY_CONFIG } from '#server/backend/catalog/config-access.ts'
-import { resourceSearch, type SearchKind } from '#server/backend/catalog/resource-search.ts'
 import { evaluateCel, ExpressionError } from '#server/backend/health/expressions.ts'
-import { SelectorError, toSearchSelector } from '#server/backend/topology/component-selectors.ts'
 import { HEALTH_EVENTS, loadNotificationContext, NOTIFICATION_EVENTS, type NotificationContext, type NotificationEvent, type NotificationResource } from './notification-context.ts'
+import { createLineage, createSilenceMatcher, scopeOfSilence, type SilenceRowScope } from './silence-coverage.ts'
 
 /**
  * Rule matching (resource-specs §3.1, §3.2): for each queued event, the live rules naming it
@@ -113,75 +111,28 @@ function celTrue(value: unknown): boolean {
   return value === true || value === 'true'
 }
 
-type Silence = {
-  id: string
-  filter: string | null
-  selectors: unknown
-  recursive: boolean | null
-  config_id: string | null
-  check_id: string | null
-  canary_id: string | null
-  component_id: string | null
-}
-
-const SEARCH_KIND: Partial<Record<NotificationResource['kind'], SearchKind>> = { config: 'configs', component: 'components', check: 'checks' }
-
-async function selectorsMatch(tx: Queryable, selectors: unknown[], resource: NotificationResource): Promise<boolean> {
-  const kind = SEARCH_KIND[resource.kind]
-  if (!kind) return false
-  for (const raw of selectors) {
-    if (!raw || typeof raw !== 'object') continue
-    let selector
-    try {
-      selector = { ...toSearchSelector(raw as Record<string, unknown>), id: resource.id }
-    } catch (error) {
-      if (error instanceof SelectorError) continue
-      throw error
-    }
-    // resourceSearch only reads: the event's transaction serves as well as the pool.
-    const text = await resourceSearch(tx as Db, { [kind]: [selector], limit: 1 }, EVERY_CONFIG, async () => true)
-    const hits = (JSON.parse(text) as Partial<Record<SearchKind, unknown[]>>)[kind] ?? []
-    if (hits.length > 0) return true
-  }
-  return false
-}
+type Silence = SilenceRowScope & { id: string }
 
 /**
- * The first active silence covering this resource (§3.2): its resource (the check's canary too;
- * with `recursive`, any parent of the resource), its selectors and its CEL filter must all hold,
- * for whichever of them it sets. A filter that does not evaluate is written to the silence.
+ * The first active silence covering this resource (§3.2), as silence-coverage.ts decides it for
+ * the preview too. A filter that does not evaluate is written to the silence.
  */
 export async function findSilence(tx: Queryable, context: NotificationContext, log: Logger): Promise<string | null> {
-  const { resource, env } = context
   const { rows } = await tx.query<Silence>(
     `SELECT id, filter, selectors, recursive, config_id, check_id, canary_id, component_id FROM notification_silences
      WHERE deleted_at IS NULL AND ("from" IS NULL OR "from" <= now()) AND (until IS NULL OR until > now())
      ORDER BY created_at, id`,
   )
+  // One walk up the resource's parents and relationships, whichever silences ask for it.
+  const lineage = createLineage(tx)
   for (const silence of rows) {
-    const targets = [silence.config_id, silence.check_id, silence.canary_id, silence.component_id].filter((id): id is string => !!id)
-    const selectors = Array.isArray(silence.selectors) ? silence.selectors : []
-    const filter = silence.filter?.trim() ?? ''
-    if (targets.length === 0 && selectors.length === 0 && filter === '') continue
-    if (targets.length > 0) {
-      const covered =
-        targets.includes(resource.id) ||
-        (resource.canaryId !== null && silence.canary_id === resource.canaryId) ||
-        (silence.recursive === true && resource.ancestorIds.some((id) => targets.includes(id)))
-      if (!covered) continue
+    const verdict = await createSilenceMatcher(tx, scopeOfSilence(silence), lineage).matches(context)
+    if (verdict.error !== undefined) {
+      await tx.query('UPDATE notification_silences SET error = $2 WHERE id = $1 AND error IS DISTINCT FROM $2', [silence.id, clip(verdict.error)])
+      log.warn({ silence: silence.id, reason: verdict.error }, 'silence filter failed')
+      continue
     }
-    if (selectors.length > 0 && !(await selectorsMatch(tx, selectors, resource))) continue
-    if (filter !== '') {
-      try {
-        if (!celTrue(evaluateCel(filter, env))) continue
-      } catch (error) {
-        if (!(error instanceof ExpressionError)) throw error
-        await tx.query('UPDATE notification_silences SET error = $2 WHERE id = $1 AND error IS DISTINCT FROM $2', [silence.id, clip(error.message)])
-        log.warn({ silence: silence.id, reason: error.message }, 'silence filter failed')
-        continue
-      }
-    }
-    return silence.id
+    if (verdict.covered) return silence.id
   }
   return null
 }

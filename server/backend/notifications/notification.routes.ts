@@ -14,17 +14,15 @@ import {
   type SilenceTarget,
 } from '#contract/notifications/notification-api.ts'
 import { isUuid } from '#contract/uuid.ts'
-import type { Db, Queryable } from '#server/db/client.ts'
+import type { Db } from '#server/db/client.ts'
 import type { Principal } from '#server/backend/identity/principal.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import { Params } from '#server/backend/postgrest/sql-builder.ts'
 import { CatalogInputError, filterExpressionSql, parseDateMath, selectorSql } from '#server/backend/catalog/catalog-input.ts'
-import { configVisibility, EVERY_CONFIG, visibleIdSql } from '#server/backend/catalog/config-access.ts'
-import { resourceSearch, type SearchKind } from '#server/backend/catalog/resource-search.ts'
-import { componentVisibility, visibleComponentSql } from '#server/backend/topology/component-access.ts'
+import { historyVisibility, visibleHistoryConditions } from './notification-access.ts'
 import { SelectorError, toSearchSelector } from '#server/backend/topology/component-selectors.ts'
-import { evaluateCel, ExpressionError } from '#server/backend/health/expressions.ts'
-import { loadNotificationContext, type NotificationContext, type NotificationEvent, type NotificationResource } from './notification-context.ts'
+import { loadNotificationContext, type NotificationContext, type NotificationEvent } from './notification-context.ts'
+import { coveredResourceIds, createSilenceMatcher, type SilenceScope } from './silence-coverage.ts'
 
 /**
  * The notification API of http-api §2.3 and §2.7.5, mounted at /notification (so
@@ -57,7 +55,6 @@ const DEFAULT_PREVIEW_SINCE = 'now-7d'
 const DEFAULT_PREVIEW_LIMIT = 50
 /** Most sends the preview evaluates: each may load its resource's variables. */
 const PREVIEW_SCAN_LIMIT = 1_000
-const RECURSION_DEPTH = 20
 
 /** JSON bodies whose parse failure is answered in the endpoint's own shape (`invalid post body: …` or `{message}`). */
 function jsonBody(onMalformed: (message: string) => NotificationApiError) {
@@ -89,12 +86,7 @@ function isIndefinite(until: string | null | undefined): boolean {
   return until === undefined || until === null || until === '' || until.toLowerCase() === 'indefinitely'
 }
 
-type CheckedTarget = {
-  resource: { key: (typeof SILENCE_RESOURCE_KEYS)[number]; id: string } | null
-  recursive: boolean
-  filter: string
-  selectors: Record<string, unknown>[]
-}
+type CheckedTarget = SilenceScope & { selectors: Record<string, unknown>[] }
 
 /**
  * What a silence covers (http-api §2.3.2, resource-specs §3.2): at most one resource, and at
@@ -125,105 +117,15 @@ function checkTarget(target: SilenceTarget): CheckedTarget {
     }
   })
   const key = named[0]
-  return { resource: key ? { key, id: target[key]! } : null, recursive: target.recursive === true, filter, selectors }
-}
-
-/**
- * The resources a silence's resource covers: itself, a canary's checks, and with `recursive`
- * the children of a config (`parent_id` and the `config_relationships` it is the parent of) or
- * of a component (`parent_id`). Null when the silence names no resource (it covers any).
- */
-export async function coveredResourceIds(q: Queryable, target: Pick<CheckedTarget, 'resource' | 'recursive'>): Promise<string[] | null> {
-  const { resource, recursive } = target
-  if (!resource) return null
-  let sql: string | null = null
-  if (resource.key === 'canary_id') sql = 'SELECT id FROM checks WHERE canary_id = $1'
-  else if (recursive && resource.key === 'config_id') {
-    sql = `WITH RECURSIVE down(id, depth) AS (
-        SELECT $1::uuid, 0
-        UNION
-        SELECT child.id, d.depth + 1 FROM down d
-        CROSS JOIN LATERAL (
-          SELECT id FROM config_items WHERE parent_id = d.id
-          UNION ALL SELECT related_id FROM config_relationships WHERE config_id = d.id AND deleted_at IS NULL) child
-        WHERE d.depth < $2)
-      SELECT DISTINCT id FROM down`
-  } else if (recursive && resource.key === 'component_id') {
-    sql = `WITH RECURSIVE down(id, depth) AS (
-        SELECT $1::uuid, 0
-        UNION
-        SELECT c.id, d.depth + 1 FROM down d JOIN components c ON c.parent_id = d.id WHERE d.depth < $2)
-      SELECT DISTINCT id FROM down`
-  }
-  if (!sql) return [resource.id]
-  const params = resource.key === 'canary_id' ? [resource.id] : [resource.id, RECURSION_DEPTH]
-  const { rows } = await q.query<{ id: string }>(sql, params)
-  return [...new Set([resource.id, ...rows.map((row) => row.id)])]
-}
-
-const SEARCH_KIND: Partial<Record<NotificationResource['kind'], SearchKind>> = { config: 'configs', component: 'components', check: 'checks' }
-
-export type SilenceVerdict = { covered: boolean; error?: string }
-
-/**
- * Whether a silence covers one notification (its resource, then its selectors, then its CEL
- * filter over the notification's variables). Built once per silence; `covered` ids are
- * resolved up front so a recursive silence costs one query, not one per notification.
- */
-export async function createSilenceMatcher(q: Queryable, target: CheckedTarget) {
-  const covered = await coveredResourceIds(q, target)
-  const selectorHits = new Map<string, boolean>()
-
-  async function selectorsMatch(resource: NotificationResource): Promise<boolean> {
-    const kind = SEARCH_KIND[resource.kind]
-    if (!kind) return false
-    const cached = selectorHits.get(resource.id)
-    if (cached !== undefined) return cached
-    let hit = false
-    for (const raw of target.selectors) {
-      const selector = { ...toSearchSelector(raw), id: resource.id }
-      // A read with every config visible: whether a silence applies is not the caller's view.
-      const text = await resourceSearch(q as Db, { [kind]: [selector], limit: 1 }, EVERY_CONFIG, async () => true)
-      if (((JSON.parse(text) as Partial<Record<SearchKind, unknown[]>>)[kind] ?? []).length > 0) {
-        hit = true
-        break
-      }
-    }
-    selectorHits.set(resource.id, hit)
-    return hit
-  }
-
-  return {
-    covered,
-    async matches(context: NotificationContext): Promise<SilenceVerdict> {
-      const { resource } = context
-      if (covered && !covered.includes(resource.id) && !(resource.canaryId !== null && covered.includes(resource.canaryId))) return { covered: false }
-      if (target.selectors.length > 0 && !(await selectorsMatch(resource))) return { covered: false }
-      if (target.filter !== '') {
-        try {
-          const value = evaluateCel(target.filter, context.env)
-          if (value !== true && value !== 'true') return { covered: false }
-        } catch (error) {
-          if (!(error instanceof ExpressionError)) throw error
-          return { covered: false, error: error.message }
-        }
-      }
-      return { covered: true }
-    },
-  }
+  return { resources: key ? [{ key, id: target[key]! }] : [], recursive: target.recursive === true, filter, selectors }
 }
 
 // Database errors per http-api §0.3: unique/foreign key → 409, not-null/check → 400.
 const DB_ERROR_STATUS: Record<string, number> = { '23505': 409, '23503': 409, '23502': 400, '23514': 400, '22P02': 400, '22007': 400, '22008': 400 }
 
-/** Row-level security on send-history rows aliased `s`: config and component scopes of the caller. */
+/** Row-level security on send-history rows aliased `s` (notification-access.ts). */
 async function visibleHistorySql(authorizer: Authorizer, principal: Principal | undefined, params: Params): Promise<string[]> {
-  const conditions: string[] = []
-  const configs = visibleIdSql(await configVisibility(authorizer, principal), 's.resource_id', params)
-  if (configs) conditions.push(`(s.resource_kind IS DISTINCT FROM 'config' OR ${configs})`)
-  const components = visibleComponentSql(await componentVisibility(authorizer, principal), 's.resource_id', params)
-  if (components) conditions.push(`(s.resource_kind IS DISTINCT FROM 'component' OR ${components})`)
-  return conditions
+  return visibleHistoryConditions(await historyVisibility(authorizer, principal), 's.resource_kind', 's.resource_id', params)
 }
 
 /**
@@ -437,13 +339,15 @@ export function createNotificationRouter(options: NotificationRouterOptions): ex
       const target = checkTarget(body)
       const since = parseTime(body.since?.trim() || DEFAULT_PREVIEW_SINCE, new Date(), 'since')
       const limit = body.limit ?? DEFAULT_PREVIEW_LIMIT
-      const matcher = await createSilenceMatcher(db, target)
-      // Checks of a silenced canary are in `covered`; the sends name the check.
+      // Only sends about resources the silence can cover are read (a canary's checks among them:
+      // the sends name the check); the verdict on each is the pipeline's (silence-coverage.ts).
+      const covered = await coveredResourceIds(db, target)
+      const matcher = createSilenceMatcher(db, target)
       const { rows: candidates } = await db.query<PreviewCandidate>(
         `SELECT id, source_event, resource_id, payload, created_at FROM notification_send_history
          WHERE created_at >= $1::timestamptz AND ($2::uuid[] IS NULL OR resource_id = ANY($2::uuid[]))
          ORDER BY created_at DESC, id DESC LIMIT $3`,
-        [since.toISOString(), matcher.covered, PREVIEW_SCAN_LIMIT],
+        [since.toISOString(), covered, PREVIEW_SCAN_LIMIT],
       )
       const contexts = new Map<string, NotificationContext | null>()
       const matched: string[] = []

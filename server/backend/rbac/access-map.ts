@@ -111,6 +111,7 @@ const ROUTINES = new Map<string, RelationAccess>([
     'lookup_components_by_config', 'lookup_configs_by_component',
   ]),
   ...entries('playbook_runs', 'playbooks', ['get_playbook_run_actions']),
+  ...entries('notifications', 'notification', ['notification_send_history_of_resource']),
   ...entries('permissions', 'database.system', ['permissions_for_obj_selector']),
 ])
 

@@ -5,6 +5,7 @@ import {
   NotificationSendError,
   SENDER_SCHEMES,
   Secrets,
+  targetGuardOf,
   type NotificationMessage,
   type SendContext,
   type SenderScheme,
@@ -46,12 +47,13 @@ import { smtpSender } from './smtp-sender.ts'
  *
  * `#` is literal in these URLs (channels, aliases). A message's `properties` override the URL's
  * query options, as Shoutrrr's params do. Every send has one deadline (timeoutMs, default 30 s)
- * and the caller's abort signal; `guard` is asked before every connection; anything but 2xx is a
+ * and the caller's abort signal; `guard` is asked before every connection, and when it answers
+ * the addresses it vetted the connection is pinned to them (targetGuardOf); anything but 2xx is a
  * NotificationSendError carrying the status and whether a retry may help. Secrets of the URL are
  * masked in every message, result and `target`.
  */
 
-export { NotificationSendError, SENDER_SCHEMES }
+export { NotificationSendError, SENDER_SCHEMES, targetGuardOf }
 export type { NotificationMessage, SenderScheme, SendOptions, SendResult }
 export type { NotificationAttachment } from './sender-http.ts'
 

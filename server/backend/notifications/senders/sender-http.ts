@@ -1,3 +1,6 @@
+import { httpRequest, type HttpResponse } from '#server/backend/health/checks/http-client.ts'
+import type { Admission, TargetGuard } from '#server/backend/health/checks/target-guard.ts'
+
 /**
  * What every sender shares: the message and option types, the error callers retry on, secret
  * redaction, and the one HTTP call all HTTP services make (deadline, abort, egress guard,
@@ -42,8 +45,14 @@ export type SendOptions = {
   timeoutMs?: number
   /** Per-service base URL overrides so tests point at loopback receivers, e.g. { slack: 'http://127.0.0.1:1234' }. */
   baseUrls?: Partial<Record<SenderScheme, string>>
-  /** Optional egress check, called before every request (and before the SMTP connection); throwing refuses it. */
-  guard?: (url: URL) => Promise<void>
+  /**
+   * Optional egress check, called before every request (and before the SMTP connection); throwing
+   * refuses it. When it answers with the addresses it vetted (a TargetGuard's Admission), the
+   * connection goes to those addresses and the host is not resolved again, so a DNS answer that
+   * changes after the check (rebinding) cannot steer it elsewhere; Host and the TLS server name
+   * stay the URL's host. Answering nothing leaves resolution to the connection.
+   */
+  guard?: (url: URL) => Promise<Admission | void>
 }
 
 export type SendResult = { scheme: string; target: string; status?: number; response?: string }
@@ -119,14 +128,30 @@ export function abortedError(context: SendContext, cause?: unknown): Notificatio
     : new NotificationSendError(context.scheme, `${context.scheme}: the send was aborted`, { retryable: true, cause })
 }
 
-export async function checkEgress(context: SendContext, url: URL): Promise<void> {
-  if (!context.options.guard) return
+/** The guard's verdict on `url`: the addresses to dial, or null to dial the host as usual. */
+export async function checkEgress(context: SendContext, url: URL): Promise<Admission> {
+  if (!context.options.guard) return null
   try {
-    await context.options.guard(url)
+    return (await context.options.guard(url)) ?? null
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     throw new NotificationSendError(context.scheme, context.secrets.redact(`${context.scheme}: ${url.protocol}//${url.host} is not an allowed target: ${reason}`), { cause: error })
   }
+}
+
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'smtp:': 25 }
+
+/**
+ * A `guard` from a TargetGuard (target-guard.ts, as checks and playbooks use it): admits the
+ * URL's host and port and answers the vetted addresses, so every send is pinned to them.
+ */
+export function targetGuardOf(targets: TargetGuard): NonNullable<SendOptions['guard']> {
+  return (url) => targets.admit(url.hostname.replace(/^\[|\]$/g, ''), Number(url.port) || DEFAULT_PORTS[url.protocol] || 443)
+}
+
+/** A TargetGuard that answers an admission already made, so http-client dials it without asking again. */
+function admitted(admission: NonNullable<Admission>): TargetGuard {
+  return { admit: async () => admission, isRestricted: async () => true }
 }
 
 export type HttpCall = { method?: string; headers?: Record<string, string>; body?: string | URLSearchParams }
@@ -143,31 +168,34 @@ function isRetryableStatus(status: number): boolean {
 }
 
 /**
- * One request to a service. Redirects are not followed: a notification API answers its POST
- * directly, and following one would skip the egress guard for the next hop. Anything but 2xx
- * throws, with the status and the start of the body; secrets are masked in every message.
+ * One request to a service, through the checks' HTTP client (http-client.ts): when the guard
+ * vetted addresses, the socket is pinned to them there (pinnedLookup) while Host and SNI keep
+ * the URL's host. Redirects are not followed: a notification API answers its POST directly, and
+ * following one would skip the egress guard for the next hop. Anything but 2xx throws, with the
+ * status and the start of the body; secrets are masked in every message.
  */
 export async function httpCall(context: SendContext, target: string, call: HttpCall = {}): Promise<HttpAnswer> {
   const { scheme, secrets } = context
   const url = new URL(target)
   const shown = secrets.redact(`${url.origin}${url.pathname}`)
   const method = (call.method ?? 'POST').toUpperCase()
-  await checkEgress(context, url)
+  const admission = await checkEgress(context, url)
   if (context.signal.aborted) throw abortedError(context)
-  let response: Response
+  let response: HttpResponse
   let text: string
   try {
-    response = await fetch(url, {
+    response = await httpRequest(url.href, {
       method,
       headers: call.headers,
-      body: method === 'GET' || method === 'HEAD' ? undefined : call.body,
-      redirect: 'manual',
+      body: method === 'GET' || method === 'HEAD' || call.body === undefined ? undefined : call.body.toString(),
       signal: context.signal,
+      maxRedirects: 0,
+      ...(admission ? { targets: admitted(admission) } : {}),
     })
-    text = await response.text()
+    text = response.body.toString('utf8')
   } catch (error) {
     if (context.signal.aborted) throw abortedError(context, error)
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error)
+    const cause = error instanceof Error ? error.message || (error.cause instanceof Error ? error.cause.message : error.name) : String(error)
     throw new NotificationSendError(scheme, secrets.redact(`${scheme}: ${method} ${shown} failed: ${cause}`), { retryable: true, cause: error })
   }
   if (response.status < 200 || response.status >= 300) {

@@ -36,14 +36,17 @@ export const smtpSender: Sender = {
     if (!host) throw url.invalid('URLs look like smtp://[user:password@]host[:port]/?fromaddress=a@b&toaddresses=c@d')
     if (!from) throw url.invalid('needs ?fromaddress=<address>')
     if (to.length === 0) throw url.invalid('needs ?toaddresses=<address>[,<address>]')
-    await checkEgress(context, new URL(`smtp://${net.isIPv6(host) ? `[${host}]` : host}:${port}`))
+    const admission = await checkEgress(context, new URL(`smtp://${net.isIPv6(host) ? `[${host}]` : host}:${port}`))
     if (context.signal.aborted) throw abortedError(context)
 
     const encryption = (url.option('encryption') ?? 'auto').toLowerCase()
     const insecure = url.flag('skiptlsverify') || url.flag('insecure')
     const { auth, authMethod } = authOf(url.user, url.password, (url.option('auth') ?? 'unknown').toLowerCase())
     const transport = nodemailer.createTransport({
-      host,
+      // The address the guard vetted, given as an IP so nodemailer does not resolve the name
+      // again (its own DNS could answer differently); the certificate is still checked against
+      // the name through tls.servername.
+      host: admission?.address ?? host,
       port,
       secure: encryption === 'implicittls' || (encryption === 'auto' && port === 465),
       ignoreTLS: encryption === 'none',
