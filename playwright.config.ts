@@ -17,6 +17,13 @@ export const E2E_TOKEN = 'e2e-bootstrap-token-0123456789abcdefghij'
 export const E2E_ADMIN = { email: 'admin@e2e.example.com', password: 'e2e-Admin-passw0rd!' }
 /** WebAuthn needs a domain as relying party id, so the browser talks to localhost, not 127.0.0.1. */
 export const E2E_ORIGIN = `http://localhost:${E2E_PORT}`
+/**
+ * Where specs run a loopback receiver for notification deliveries. The dispatcher fences this
+ * server's own addresses like an untrusted check (background-workers.ts), so the server is started
+ * allowing this one port (LOOKOUT_CHECK_ALLOWED_TARGETS), not loopback as a whole; the port is
+ * fixed because the allowance must be known before the server starts.
+ */
+export const E2E_HOOK_PORT = Number(process.env.LOOKOUT_E2E_HOOK_PORT ?? E2E_PORT + 1)
 const dataDir = process.env.LOOKOUT_E2E_DATA_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'lookout-e2e-'))
 process.env.LOOKOUT_E2E_DATA_DIR = dataDir
 
@@ -69,6 +76,7 @@ export default defineConfig({
       LOOKOUT_ADMIN_EMAIL: E2E_ADMIN.email,
       LOOKOUT_ADMIN_PASSWORD: E2E_ADMIN.password,
       LOOKOUT_REGISTRATION: 'open',
+      LOOKOUT_CHECK_ALLOWED_TARGETS: `127.0.0.1:${E2E_HOOK_PORT}`,
       // A render that joins two Tailwind utilities for one property fails the page (app/lib/cn.ts).
       LOOKOUT_CLASS_CONFLICTS: process.env.LOOKOUT_CLASS_CONFLICTS ?? 'throw',
       ...(process.env.LOOKOUT_E2E_DATABASE_URL ? { DATABASE_URL: process.env.LOOKOUT_E2E_DATABASE_URL } : {}),

@@ -1,23 +1,13 @@
 import { getCollectionProps, getFormProps, getInputProps, getSelectProps, getTextareaProps, type SubmissionResult } from '@conform-to/react'
-import { Form, Link } from '@remix-run/react'
-import { useEffect, useState, type FormEvent } from 'react'
+import { Form } from '@remix-run/react'
 import { ErrorList, Field } from '#app/components/forms.tsx'
 import { InlineError } from '#app/components/inline-error.tsx'
+import { EditorActions, EditorPanel, EditorTabList, useFormCodeTabs } from '#app/components/resource-editor/form-code-tabs.tsx'
 import { SpecField, type SpecErrorDetail } from '#app/components/resource-editor/spec-field.tsx'
-import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Label } from '#app/components/ui/label.tsx'
 import { useSchemaForm } from '#app/components/use-schema-form.ts'
-import { cn } from '#app/lib/cn.ts'
 import { NOTIFICATION_EVENT_GROUPS, NOTIFICATION_EVENTS, NotificationRuleShape, RECIPIENT_KINDS, RECIPIENT_LABELS, type RecipientKind } from '#app/lib/notification-form-shapes.ts'
 
-type EditorTab = 'form' | 'code'
-
-const TABS: { id: EditorTab; label: string }[] = [
-  { id: 'form', label: 'Form' },
-  { id: 'code', label: 'Code' },
-]
-
-const panelId = (tab: EditorTab) => `rule-editor-${tab}-panel`
 
 /** What the editor starts with (the loader's split of the rule's spec). */
 export type RuleEditorValues = {
@@ -60,17 +50,8 @@ export function RuleEditor({
 }) {
   const [form, fields] = useSchemaForm(NotificationRuleShape, { id: 'rule-editor', lastResult, defaultValue: values })
   const specRefused = Boolean(fields.spec.errors?.length)
-  const [tab, setTab] = useState<EditorTab>(specRefused ? 'code' : 'form')
-  const [hydrated, setHydrated] = useState(false)
-  useEffect(() => setHydrated(true), [])
-  useEffect(() => {
-    if (specRefused) setTab('code')
-  }, [specRefused, lastResult])
+  const tabs = useFormCodeTabs('rule', specRefused, lastResult)
 
-  const revealInvalid = (event: FormEvent<HTMLFormElement>) => {
-    const panel = (event.target as HTMLElement).closest('[data-editor-panel]')?.getAttribute('data-editor-panel')
-    if (panel === 'form' || panel === 'code') setTab(panel)
-  }
   const text = (field: typeof fields.name, testId: string, placeholder?: string, locked = readOnly) => ({
     ...getInputProps(field, { type: 'text' }),
     readOnly: locked,
@@ -84,37 +65,14 @@ export function RuleEditor({
   const eventsErrorId = fields.events.errors?.length ? `${fields.events.id}-error` : undefined
   const kindErrorId = fields.recipientKind.errors?.length ? `${fields.recipientKind.id}-error` : undefined
   const filterErrorId = fields.filter.errors?.length ? `${fields.filter.id}-error` : undefined
-  const shown = (panel: EditorTab) => !hydrated || tab === panel
 
   return (
-    <Form method="post" {...getFormProps(form)} onInvalidCapture={revealInvalid} className="flex flex-col gap-4" data-testid="rule-editor" data-tab={hydrated ? tab : 'all'}>
+    <Form method="post" {...getFormProps(form)} onInvalidCapture={tabs.revealInvalid} className="flex flex-col gap-4" data-testid="rule-editor" data-tab={tabs.hydrated ? tabs.tab : 'all'}>
       <input type="hidden" name="intent" value="save" />
       <InlineError message={form.errors?.join(' ')} />
-      <div role="tablist" aria-label="Rule editor" className="flex gap-1 border-b" data-testid="rule-editor-tabs">
-        {TABS.map((entry) =>
-          hydrated ? (
-            <button
-              key={entry.id}
-              type="button"
-              role="tab"
-              id={`rule-editor-${entry.id}-tab`}
-              aria-selected={tab === entry.id}
-              aria-controls={panelId(entry.id)}
-              onClick={() => setTab(entry.id)}
-              data-testid={`rule-tab-${entry.id}`}
-              className={cn('-mb-px border-b-2 px-3 py-2 text-sm', tab === entry.id ? 'border-primary font-medium text-foreground' : 'border-transparent text-muted-foreground hover:text-foreground')}
-            >
-              {entry.label}
-            </button>
-          ) : (
-            <a key={entry.id} href={`#${panelId(entry.id)}`} data-testid={`rule-tab-${entry.id}`} className="-mb-px border-b-2 border-transparent px-3 py-2 text-sm text-muted-foreground hover:text-foreground">
-              {entry.label}
-            </a>
-          ),
-        )}
-      </div>
+      <EditorTabList tabs={tabs} label="Rule editor" />
 
-      <div id={panelId('form')} role={hydrated ? 'tabpanel' : undefined} aria-labelledby={hydrated ? 'rule-editor-form-tab' : undefined} hidden={!shown('form')} data-editor-panel="form" className={shown('form') ? 'flex flex-col gap-4' : 'hidden'}>
+      <EditorPanel tabs={tabs} panel="form" className="flex flex-col gap-4">
         <div className="grid gap-4 sm:grid-cols-2">
           <Field labelProps={{ htmlFor: fields.name.id, children: 'Name' }} inputProps={text(fields.name, 'rule-name', 'failing-http-checks', readOnly || mode === 'edit')} errors={fields.name.errors} />
           <Field labelProps={{ htmlFor: fields.namespace.id, children: 'Namespace' }} inputProps={text(fields.namespace, 'rule-namespace', 'default', readOnly || mode === 'edit')} errors={fields.namespace.errors} />
@@ -176,9 +134,9 @@ export function RuleEditor({
           <p className="text-xs text-muted-foreground">CEL: the notification is sent only when it is true.</p>
           <ErrorList id={filterErrorId} errors={fields.filter.errors} />
         </div>
-      </div>
+      </EditorPanel>
 
-      <div id={panelId('code')} role={hydrated ? 'tabpanel' : undefined} aria-labelledby={hydrated ? 'rule-editor-code-tab' : undefined} hidden={!shown('code')} data-editor-panel="code" className={shown('code') ? 'block' : 'hidden'}>
+      <EditorPanel tabs={tabs} panel="code" className="block">
         <SpecField
           field={fields.spec}
           value={values.spec}
@@ -193,24 +151,9 @@ export function RuleEditor({
             </>
           }
         />
-      </div>
+      </EditorPanel>
 
-      <div className="flex items-center gap-2">
-        <Link to={backHref} className={buttonVariants({ variant: 'ghost', size: 'sm' })} data-testid="rule-back">
-          Back
-        </Link>
-        <span className="flex-1" />
-        {readOnly ? null : (
-          <>
-            <Link to={backHref} className={buttonVariants({ variant: 'outline', size: 'sm' })} data-testid="rule-cancel">
-              Cancel
-            </Link>
-            <button type="submit" disabled={busy} className={buttonVariants({ size: 'sm' })} data-testid="rule-save">
-              {busy ? 'Saving...' : mode === 'create' ? 'Save' : 'Update'}
-            </button>
-          </>
-        )}
-      </div>
+      <EditorActions prefix="rule" backHref={backHref} readOnly={readOnly} busy={busy} submitLabel={busy ? 'Saving...' : mode === 'create' ? 'Save' : 'Update'} />
     </Form>
   )
 }
