@@ -309,6 +309,12 @@ describe('notification delivery pipeline', () => {
     await pump()
     expect((await historyOf(rule)).map((row) => row.status)).toEqual(['sent'])
     expect(at('conn')[0]!.headers['x-key']).toBe('s3cret')
+    // The send names the connection as its recipient (data-model §8: connection_id).
+    const { rows } = await db.query<{ connection_id: string | null; id: string }>(
+      `SELECT h.connection_id, c.id FROM notification_send_history h, connections c WHERE h.notification_id = $1 AND c.name = 'team-hook'`,
+      [rule],
+    )
+    expect(rows[0]!.connection_id).toBe(rows[0]!.id)
   })
 
   it('a playbook recipient starts a run for the check and records pending_playbook_run', async () => {

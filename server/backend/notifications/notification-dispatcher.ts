@@ -68,12 +68,13 @@ type HistoryRow = {
   group_id: string | null
 }
 
-type Target = { key: string; url: string; properties: Record<string, string> }
+/** `connectionId`: the connection the URL came from, recorded on the send as its recipient. */
+type Target = { key: string; url: string; properties: Record<string, string>; connectionId?: string }
 type Outcome =
-  | { status: 'sent'; body: string }
+  | { status: 'sent'; body: string; connectionId?: string }
   | { status: 'skipped'; error?: string }
   | { status: 'pending_playbook_run'; runId: string; body: string }
-  | { status: 'failed'; error: string; retryable: boolean; body?: string; delivered: string[] }
+  | { status: 'failed'; error: string; retryable: boolean; body?: string; delivered: string[]; connectionId?: string }
 
 export const NOTIFICATION_SEND_CHANNEL = 'notification_send_updates'
 const CLAIMABLE = ['pending', 'evaluating-waitfor', 'attempting_fallback']
@@ -120,6 +121,11 @@ function webhookUrl(webhook: Record<string, unknown>, connectionUrl?: string): s
   return `generic+${url.toString()}`
 }
 
+/** The dispatcher's job_history name: one row per round that sent or failed to send. */
+export const NOTIFICATION_JOB_NAME = 'NotificationDispatch'
+
+type DispatchRound = { started: Date; sent: number; failed: number; errors: string[] }
+
 export function createNotificationDispatcher(options: NotificationDispatcherOptions): NotificationDispatcher {
   const { db } = options
   const processId = options.processId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`
@@ -135,6 +141,8 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
   let failed = 0
   let claimedTotal = 0
   const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>()
+  // Rounds whose job row is still to be written: stop and runOnce wait for them too.
+  const rounds = new Set<Promise<void>>()
   const loop = createLeasedWorkLoop({
     db,
     log,
@@ -147,6 +155,7 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
     // Sends in flight finish (each has its own deadline); their outcomes are written under the lease.
     drain: async () => {
       await Promise.all([...inFlight.values()].map((entry) => entry.promise))
+      await Promise.all(rounds)
     },
     releaseLeases: async () => {
       await db.query('DELETE FROM lookout.notification_send_leases WHERE lease_owner = $1', [processId])
@@ -203,11 +212,12 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
     await settlePlaybookRuns()
     const rows = await claim(room)
     claimedTotal += rows.length
+    const round: DispatchRound = { started: new Date(), sent: 0, failed: 0, errors: [] }
     for (const row of rows) {
       const abort = new AbortController()
       const entry = {
         abort,
-        promise: deliver(row, abort.signal)
+        promise: deliver(row, abort.signal, round)
           .catch((error: unknown) => log.error({ err: error, history: row.id }, 'notification delivery failed unexpectedly'))
           .finally(() => {
             inFlight.delete(row.id)
@@ -216,7 +226,31 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
       }
       inFlight.set(row.id, entry)
     }
+    if (rows.length > 0) {
+      const promises = rows.map((row) => inFlight.get(row.id)?.promise)
+      const recorded = Promise.all(promises)
+        .then(() => recordRound(round))
+        .finally(() => rounds.delete(recorded))
+      rounds.add(recorded)
+    }
     return { claimed: rows.length, full: rows.length === room }
+  }
+
+  /**
+   * One job_history row per dispatch round that tried to send something; polls that found
+   * nothing, and rounds that only skipped, leave no row (a row a second would bury the others).
+   */
+  async function recordRound(round: DispatchRound): Promise<void> {
+    if (round.sent + round.failed === 0) return
+    const status = round.failed === 0 ? 'SUCCESS' : round.sent === 0 ? 'FAILED' : 'WARNING'
+    const details = round.errors.length > 0 ? { errors: round.errors.slice(0, 20) } : {}
+    await db
+      .query(
+        `INSERT INTO job_history (name, status, success_count, error_count, details, hostname, time_start, time_end, duration_millis)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, now(), $8)`,
+        [NOTIFICATION_JOB_NAME, status, round.sent, round.failed, JSON.stringify(details), hostname(), round.started.toISOString(), Date.now() - round.started.getTime()],
+      )
+      .catch((error: unknown) => log.warn({ err: error }, 'recording the notification job history failed'))
   }
 
   // ---- recipients ---------------------------------------------------------------------------
@@ -249,11 +283,11 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
       const connection = await findConnection(q, reference, rule.namespace ?? 'default')
       if (!connection) throw new DeliveryError(`connection ${reference} was not found`)
       const url = renderFieldTemplate(connection.url ?? '', { username: connection.username ?? '', password: connection.password ?? '', name: connection.name, namespace: connection.namespace })
-      if (service.webhook) return { key, url: webhookUrl({ username: connection.username, password: connection.password, ...service.webhook }, url), properties }
+      if (service.webhook) return { key, url: webhookUrl({ username: connection.username, password: connection.password, ...service.webhook }, url), properties, connectionId: connection.id }
       if (!url) throw new DeliveryError(`connection ${reference} has no URL`)
       // An HTTP connection is a webhook; a notification connection holds its Shoutrrr URL.
       const target = /^https?:\/\//i.test(url) ? webhookUrl({ username: connection.username, password: connection.password }, url) : url
-      return { key, url: target, properties: { ...stringProperties(connection.properties), ...properties } }
+      return { key, url: target, properties: { ...stringProperties(connection.properties), ...properties }, connectionId: connection.id }
     }
     if (service.webhook) return { key, url: webhookUrl(service.webhook), properties }
     throw new DeliveryError(`${key}: no url, connection, email or webhook`)
@@ -381,8 +415,9 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
           retryable ||= error.retryable
         }
       }
-      if (errors.length === 0) return { status: 'sent', body }
-      return { status: 'failed', error: clip(errors.join('; ')), retryable, body, delivered }
+      const connectionId = recipients.targets.find((target) => target.connectionId)?.connectionId
+      if (errors.length === 0) return { status: 'sent', body, connectionId }
+      return { status: 'failed', error: clip(errors.join('; ')), retryable, body, delivered, connectionId }
     } catch (error) {
       if (error instanceof DeliveryError) return { status: 'failed', error: clip(error.message), retryable: false, body, delivered: alreadyDelivered }
       const message = error instanceof Error ? error.message : String(error)
@@ -412,7 +447,7 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
     })
   }
 
-  async function deliver(row: HistoryRow, signal: AbortSignal): Promise<void> {
+  async function deliver(row: HistoryRow, signal: AbortSignal, round?: DispatchRound): Promise<void> {
     const started = Date.now()
     const payload: HistoryPayload = typeof row.payload === 'string' ? (JSON.parse(row.payload) as HistoryPayload) : row.payload
     const { rows: rules } = await db.query<NotificationRuleRow>(`SELECT ${RULE_COLUMNS} FROM notifications WHERE id = $1`, [row.notification_id])
@@ -455,7 +490,10 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
     const written = await finish(row, async (tx) => {
       switch (outcome.status) {
         case 'sent':
-          await tx.query(`UPDATE notification_send_history SET status = 'sent', body = $2, error = NULL, duration_millis = $3 WHERE id = $1`, [row.id, outcome.body, duration])
+          await tx.query(
+            `UPDATE notification_send_history SET status = 'sent', body = $2, error = NULL, duration_millis = $3, connection_id = coalesce($4, connection_id) WHERE id = $1`,
+            [row.id, outcome.body, duration, outcome.connectionId ?? null],
+          )
           await tx.query('UPDATE notifications SET error = NULL, error_at = NULL WHERE id = $1 AND error IS NOT NULL', [rule.id])
           return
         case 'skipped':
@@ -494,9 +532,10 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
             nextAt = status === 'pending' ? nextTry : null
           }
           await tx.query(
-            `UPDATE notification_send_history SET status = $2, error = $3, retries = $4, not_before = $5, payload = $6::jsonb, body = coalesce($7, body), duration_millis = $8
+            `UPDATE notification_send_history SET status = $2, error = $3, retries = $4, not_before = $5, payload = $6::jsonb, body = coalesce($7, body), duration_millis = $8,
+               connection_id = coalesce($9, connection_id)
              WHERE id = $1`,
-            [row.id, status, outcome.error, status === 'error' ? row.retries : retries, nextAt ? nextAt.toISOString() : null, newPayload, outcome.body ?? null, duration],
+            [row.id, status, outcome.error, status === 'error' ? row.retries : retries, nextAt ? nextAt.toISOString() : null, newPayload, outcome.body ?? null, duration, outcome.connectionId ?? null],
           )
           await recordRuleError(tx, rule.id, outcome.error)
           return
@@ -504,9 +543,16 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
       }
     })
     if (!written) return
-    if (outcome.status === 'sent') sent += 1
+    if (outcome.status === 'sent') {
+      sent += 1
+      if (round) round.sent += 1
+    }
     if (outcome.status === 'failed') {
       failed += 1
+      if (round) {
+        round.failed += 1
+        round.errors.push(`${rule.name}: ${outcome.error}`)
+      }
       log.warn({ history: row.id, notification: rule.name, error: outcome.error, next: nextAt?.toISOString() ?? null }, 'notification send failed')
     }
     if (nextAt) wakeAt(nextAt)
@@ -528,6 +574,7 @@ export function createNotificationDispatcher(options: NotificationDispatcherOpti
     for (;;) {
       const count = await loop.claimNow()
       await Promise.all([...inFlight.values()].map((entry) => entry.promise))
+      await Promise.all(rounds)
       total += count
       if (count === 0) return total
     }
