@@ -1,9 +1,10 @@
 #!/usr/bin/env tsx
 /**
- * lookout — apply Canary, ScrapeConfig, Topology and Playbook resources from YAML to a running Lookout.
+ * lookout — apply Canary, ScrapeConfig, Topology, Playbook, Connection, Notification and
+ * NotificationSilence resources from YAML to a running Lookout.
  *
  *   lookout apply -f canary.yaml        (a file, or a folder: every .yaml/.yml/.json inside, recursively)
- *   lookout delete -f canary.yaml       (soft-deletes the canaries, scrapers, topologies and playbooks the files name)
+ *   lookout delete -f canary.yaml       (soft-deletes the resources the files name)
  *   lookout get canaries [-n namespace] [-o yaml]
  *
  * Reads LOOKOUT_URL (default http://127.0.0.1:3000) and LOOKOUT_TOKEN (sent as a bearer token).
@@ -22,6 +23,9 @@ import { parseTopologyObject } from '#contract/topology/topology-document.ts'
 import { parsePlaybookDocument, playbookColumnsOf } from '#contract/playbook/playbook-document.ts'
 import { parseConnectionDocument } from '#contract/connections/connection-document.ts'
 import { ResourceValidationError } from '#contract/resource-document.ts'
+import { parseNotificationDocument, parseNotificationSilenceDocument, type SilenceColumns } from '#contract/notifications/notification-document.ts'
+import { isUuid } from '#contract/uuid.ts'
+import { ruleColumnsOf, RuleSpecProblem, type RecipientResolver } from '#app/lib/notification-forms.ts'
 
 const USAGE = `usage:
   lookout apply -f <file|folder>
@@ -57,16 +61,19 @@ async function filesUnder(target: string): Promise<string[]> {
 }
 
 /**
- * A resource stored as a plain row through the data API (source ConfigFile): ScrapeConfigs in
- * config_scrapers, Topologies in topologies, Playbooks in playbooks. Canaries go through their
- * own route, which also creates their checks.
+ * A resource stored as a row through the data API (source ConfigFile): ScrapeConfigs in
+ * config_scrapers, Topologies in topologies, Playbooks in playbooks, Connections in connections,
+ * Notifications in notifications and NotificationSilences in notification_silences. Canaries go
+ * through their own route, which also creates their checks.
  */
 type RowResource = {
-  kind: 'scrapeconfig' | 'topology' | 'playbook' | 'connection'
-  table: 'config_scrapers' | 'topologies' | 'playbooks' | 'connections'
+  kind: 'scrapeconfig' | 'topology' | 'playbook' | 'connection' | 'notification' | 'notificationsilence'
+  table: 'config_scrapers' | 'topologies' | 'playbooks' | 'connections' | 'notifications' | 'notification_silences'
   name: string
   namespace: string
   fields: Record<string, unknown>
+  /** Columns only the server can fill in: a rule's people, teams and playbooks, found by name. */
+  resolve?: () => Promise<Record<string, unknown>>
 }
 
 /**
@@ -103,12 +110,25 @@ function rowResource(document: unknown, prefix: (string | number)[]): RowResourc
       const { name: _name, namespace: _namespace, ...fields } = connection.row
       return { kind: 'connection', table: 'connections', name: connection.name, namespace: connection.namespace, fields }
     }
+    case 'Notification': {
+      const { name, namespace, spec } = parseNotificationDocument(document, prefix)
+      // The rule editor's translation, so a rule applied from a file reads back the same in the console.
+      const resolve = async () => {
+        const { name: _name, namespace: _namespace, ...columns } = await ruleColumnsOf(name, namespace, spec, recipientResolver, false)
+        return columns
+      }
+      return { kind: 'notification', table: 'notifications', name, namespace, fields: {}, resolve }
+    }
+    case 'NotificationSilence': {
+      const silence = parseNotificationSilenceDocument(document, prefix)
+      return { kind: 'notificationsilence', table: 'notification_silences', name: silence.name, namespace: silence.namespace, fields: silence.columns }
+    }
     default:
       return null
   }
 }
 
-/** Every file's Canary, ScrapeConfig, Topology and Playbook documents, all validated before anything is sent. */
+/** Every file's documents, all validated before anything is sent. */
 async function readResources(target: string): Promise<FileResources[]> {
   const files = await filesUnder(target)
   if (files.length === 0) throw new CliError(`${target}: no .yaml, .yml or .json files`)
@@ -120,7 +140,7 @@ async function readResources(target: string): Promise<FileResources[]> {
   for (const file of files) {
     try {
       const documents = resourceDocuments(await readFile(file, 'utf8'))
-      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary, ScrapeConfig, Topology, Playbook or Connection document found' }])
+      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary, ScrapeConfig, Topology, Playbook, Connection, Notification or NotificationSilence document found' }])
       const resources: FileResources = { file, inputs: [], rows: [] }
       documents.forEach((document, index) => {
         const prefix = documents.length > 1 ? [index] : []
@@ -183,12 +203,80 @@ async function findRow(resource: RowResource): Promise<string | undefined> {
   return ((await response.json()) as { id: string }[])[0]?.id
 }
 
+/** Finds people by id or e-mail, teams by id or name and playbooks by id, name or namespace/name, as the rule editor does. */
+const recipientResolver: RecipientResolver = {
+  person: (ref) => findId('people', { [isUuid(ref) ? 'id' : 'email']: ref }),
+  team: (ref) => findId('teams', { [isUuid(ref) ? 'id' : 'name']: ref }),
+  playbook: (ref: string) => {
+    // isUuid narrows its argument: a copy keeps `ref` a string after the id case.
+    const text: string = ref
+    if (isUuid(ref)) return findId('playbooks', { id: ref })
+    const [namespace, name] = text.includes('/') ? text.split('/', 2) : [undefined, text]
+    return findId('playbooks', { name: name!, ...(namespace ? { namespace } : {}) })
+  },
+}
+
+async function findId(table: string, match: Record<string, string>): Promise<string | null> {
+  const filters = Object.entries(match).map(([column, value]) => `&${column}=eq.${encodeURIComponent(value)}`).join('')
+  const response = await call('GET', `/${table}?select=id&deleted_at=is.null${filters}&limit=1`, undefined, 'application/json', '/api/db')
+  if (!response.ok) throw new CliError(`${table}: ${response.status} ${await errorText(response)}`)
+  return ((await response.json()) as { id: string }[])[0]?.id ?? null
+}
+
+async function resolvedFields(file: string, resource: RowResource): Promise<Record<string, unknown>> {
+  if (!resource.resolve) return resource.fields
+  try {
+    return { ...resource.fields, ...(await resource.resolve()) }
+  } catch (error) {
+    // "to.person: no person "x" was found": the spec's field, like a validation problem.
+    if (error instanceof RuleSpecProblem) throw new CliError(`${file}: ${resource.namespace}/${resource.name}: spec.${error.message}`)
+    throw error
+  }
+}
+
+/**
+ * The silence API judges what the data API would store as given (the filter's CEL, each
+ * selector), so a silence is created through `POST /notification/silence` and a changed one is
+ * first put to the preview, which judges its target the same way.
+ */
+async function checkSilenceTarget(file: string, resource: RowResource, columns: SilenceColumns): Promise<void> {
+  const { description: _description, from: _from, until: _until, ...target } = columns
+  const response = await call('POST', '/silence_preview', { ...target, limit: 1 }, 'application/json', '/api/notification')
+  if (!response.ok) throw new CliError(`${file}: ${resource.namespace}/${resource.name}: ${response.status}\n  ${await errorText(response)}`)
+}
+
+/**
+ * The silence API stores a new silence as the UI's, without a namespace and without answering its
+ * id (http-api §2.3.2); the newest such row of that name is the one just made, and takes the
+ * file's namespace and source.
+ */
+async function createSilence(file: string, resource: RowResource, columns: SilenceColumns): Promise<Response> {
+  const created = await call('POST', '/silence', { name: resource.name, ...columns }, 'application/json', '/api/notification')
+  if (!created.ok) return created
+  const query = `?select=id&deleted_at=is.null&source=eq.UI&namespace=is.null&name=eq.${encodeURIComponent(resource.name)}&order=created_at.desc&limit=1`
+  const found = await call('GET', `/notification_silences${query}`, undefined, 'application/json', '/api/db')
+  if (!found.ok) return found
+  const id = ((await found.json()) as { id: string }[])[0]?.id
+  if (!id) throw new CliError(`${file}: ${resource.namespace}/${resource.name}: the silence was created but could not be found to set its namespace`)
+  return call('PATCH', `/notification_silences?id=eq.${id}`, { namespace: resource.namespace, source: 'ConfigFile' }, 'application/json', '/api/db')
+}
+
 /** Created (source ConfigFile), or its fields replaced. */
 async function applyRow(file: string, resource: RowResource): Promise<void> {
   const id = await findRow(resource)
-  const response = id
-    ? await call('PATCH', `/${resource.table}?id=eq.${id}`, resource.fields, 'application/json', '/api/db', rowHeaders(resource))
-    : await call('POST', `/${resource.table}`, { name: resource.name, namespace: resource.namespace, source: 'ConfigFile', ...resource.fields }, 'application/json', '/api/db', rowHeaders(resource))
+  const fields = await resolvedFields(file, resource)
+  let response: Response
+  if (resource.table === 'notification_silences') {
+    const columns = fields as SilenceColumns
+    if (id) await checkSilenceTarget(file, resource, columns)
+    response = id
+      ? await call('PATCH', `/${resource.table}?id=eq.${id}`, columns, 'application/json', '/api/db')
+      : await createSilence(file, resource, columns)
+  } else {
+    response = id
+      ? await call('PATCH', `/${resource.table}?id=eq.${id}`, fields, 'application/json', '/api/db', rowHeaders(resource))
+      : await call('POST', `/${resource.table}`, { name: resource.name, namespace: resource.namespace, source: 'ConfigFile', ...fields }, 'application/json', '/api/db', rowHeaders(resource))
+  }
   if (!response.ok) throw new CliError(`${file}: ${resource.namespace}/${resource.name}: ${response.status}\n  ${await errorText(response)}`)
   print(`${resource.kind} ${resource.namespace}/${resource.name} ${id ? 'configured' : 'created'}`)
 }

@@ -4,35 +4,8 @@
  * Zod-free (decision 016): the pages, the form schemas and the typed client all read it.
  */
 
-/** Events a rule may react to (resource-specs §3.1), grouped as the editor shows them. */
-export const NOTIFICATION_EVENT_GROUPS = [
-  { label: 'Checks', events: ['check.passed', 'check.failed'] },
-  {
-    label: 'Configs',
-    events: ['config.created', 'config.updated', 'config.changed', 'config.deleted', 'config.healthy', 'config.unhealthy', 'config.warning', 'config.degraded', 'config.unknown'],
-  },
-  { label: 'Components', events: ['component.healthy', 'component.unhealthy', 'component.warning', 'component.unknown'] },
-  {
-    label: 'Incidents',
-    events: [
-      'incident.created',
-      'incident.comment.added',
-      'incident.dod.added',
-      'incident.dod.passed',
-      'incident.dod.regressed',
-      'incident.responder.added',
-      'incident.responder.removed',
-      'incident.status.open',
-      'incident.status.investigating',
-      'incident.status.mitigated',
-      'incident.status.resolved',
-      'incident.status.closed',
-      'incident.status.cancelled',
-    ],
-  },
-] as const
-
-export const NOTIFICATION_EVENTS: readonly string[] = NOTIFICATION_EVENT_GROUPS.flatMap((group) => group.events)
+/** Events a rule may react to (resource-specs §3.1); the Notification document schema checks the same list. */
+export { NOTIFICATION_EVENT_GROUPS, NOTIFICATION_EVENTS } from '#contract/notifications/notification-events.ts'
 
 /** The single-value recipients of a rule's `to` the Form tab edits; `webhook` (an object) is written in the Code tab. */
 export const RECIPIENT_KINDS = ['person', 'team', 'email', 'connection', 'url', 'playbook'] as const

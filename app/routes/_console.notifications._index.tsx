@@ -9,6 +9,7 @@ import { Count, NotificationsNav, ResourceHealthBadge } from '#app/components/no
 import { GatewayError } from '#app/lib/gateway.server.ts'
 import { RESOURCE_KINDS, SEND_STATUSES, SUMMARY_PAGE_SIZES } from '#app/lib/notification-form-shapes.ts'
 import { parseNotificationListParams, summarizeNotifications, type NotificationSummaryRow } from '#app/lib/notifications.server.ts'
+import { markNotificationsSeen } from '#app/lib/notification-unread.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
 import { readToast } from '#app/lib/toast.server.ts'
@@ -24,8 +25,10 @@ export async function loader(args: LoaderFunctionArgs) {
   await requireAccess(args, handle)
   const params = parseNotificationListParams(new URL(args.request.url).searchParams)
   const { toast, headers } = readToast(args.request)
+  // Opening this page clears the top bar bell's unread count.
+  const seen = markNotificationsSeen(args)
   try {
-    const { rows, total } = await summarizeNotifications(args, params)
+    const [{ rows, total }] = await Promise.all([summarizeNotifications(args, params), seen])
     return data({ rows, total, params, toast, error: null }, { headers })
   } catch (error) {
     // The summary's refusal (a bad filter, a denied scope, an upstream down) shows above the empty table.

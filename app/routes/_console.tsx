@@ -13,22 +13,28 @@ import { getRouteTitle } from '#app/lib/route-handle.ts'
 import { getBackendVersion } from '#app/lib/about.server.ts'
 import { DEFAULT_RESOLVED_PREFERENCES, listTimeZonesByOffset, PREFERENCES_PARAM } from '#app/lib/preferences.ts'
 import { getProperties, getSidebarViews, requireSessionInfo } from '#app/lib/session.server.ts'
+import { getNotificationBell } from '#app/lib/notification-unread.server.ts'
+import { NOTIFICATIONS_HREF } from '#app/lib/notification-vocabulary.ts'
 import { getSidebarCollapsed } from '#app/lib/sidebar-cookie.server.ts'
 import type { loader as rootLoader } from '#app/root.tsx'
 
 export async function loader(args: LoaderFunctionArgs) {
-  const [session, properties, views, backendVersion, collapsed] = await Promise.all([
-    requireSessionInfo(args),
-    getProperties(args),
+  const sessionAndProperties = Promise.all([requireSessionInfo(args), getProperties(args)])
+  const [[session, properties], views, backendVersion, collapsed, notificationBell] = await Promise.all([
+    sessionAndProperties,
     getSidebarViews(args),
     getBackendVersion(args),
     getSidebarCollapsed(args.request),
+    // Needs the permissions and switches (both shared per session); runs beside the rest.
+    sessionAndProperties.then(([who, props]) => getNotificationBell(args, who, getSwitchedOffNames(props))),
   ])
-  const sidebar = buildSidebar({ session, switchedOff: getSwitchedOffNames(properties), views })
+  const switchedOff = getSwitchedOffNames(properties)
+  const sidebar = buildSidebar({ session, switchedOff, views })
   return {
     user: { name: session.user.name || session.user.email || 'Signed in', email: session.user.email },
     backendVersion,
     sidebar,
+    notificationBell,
     collapsed,
     // The kubeconfig dialog names the file after it (the same host the API names the download after).
     publicOrigin: getPublicOrigin(args.request),
@@ -37,12 +43,18 @@ export async function loader(args: LoaderFunctionArgs) {
   }
 }
 
-/** The sidebar toggle already shows its result; re-reading whoami for it would be waste. */
-export const shouldRevalidate: ShouldRevalidateFunction = ({ formAction, defaultShouldRevalidate }) =>
-  formAction === SIDEBAR_ACTION ? false : defaultShouldRevalidate
+/**
+ * The sidebar toggle already shows its result; re-reading whoami for it would be waste. Going to
+ * or from /notifications changes the bell's unread count, so those navigations re-read it.
+ */
+export const shouldRevalidate: ShouldRevalidateFunction = ({ formAction, currentUrl, nextUrl, defaultShouldRevalidate }) => {
+  if (formAction === SIDEBAR_ACTION) return false
+  if (currentUrl.pathname !== nextUrl.pathname && (currentUrl.pathname === NOTIFICATIONS_HREF || nextUrl.pathname === NOTIFICATIONS_HREF)) return true
+  return defaultShouldRevalidate
+}
 
 export default function ConsoleLayout() {
-  const { user, backendVersion, sidebar, collapsed: collapsedFromCookie, timeZones } = useLoaderData<typeof loader>()
+  const { user, backendVersion, sidebar, collapsed: collapsedFromCookie, timeZones, notificationBell } = useLoaderData<typeof loader>()
   const rootData = useRouteLoaderData<typeof rootLoader>('root')
   const matches = useMatches()
   const navigation = useNavigation()
@@ -58,6 +70,7 @@ export default function ConsoleLayout() {
           user={{ ...user, frontendVersion: rootData?.publicEnv.frontendVersion ?? 'dev', backendVersion }}
           preferences={rootData?.preferences ?? DEFAULT_RESOLVED_PREFERENCES}
           timeZones={timeZones}
+          notificationBell={notificationBell}
         />
         <main id="main" aria-busy={navigation.state === 'loading'} className="relative flex-1">
           <Outlet />

@@ -1,6 +1,7 @@
 import { expect, test } from './support/test.ts'
 import { hasJs, project, ready, SHOTS } from './support/page.ts'
 import { signInWithToken } from './support/sign-in.ts'
+import { E2E_TOKEN } from '../../playwright.config.ts'
 
 /**
  * The notification screens (issue 17 item 6), with JavaScript on and off: a rule written in the
@@ -135,5 +136,34 @@ test.describe('notifications', () => {
     await expect(page.getByTestId('send-detail')).toHaveAttribute('data-status', 'error')
     await expect(page.getByTestId('send-error')).not.toBeEmpty()
     await page.screenshot({ path: `${SHOTS}/notifications-send-history-${project()}.png`, fullPage: true })
+  })
+
+  test('the top bar bell counts sends not yet seen and clears once /notifications is opened', async ({ page }) => {
+    // A delivered send made now is news to the signed-in person whatever they saw before.
+    const auth = { authorization: `Bearer ${E2E_TOKEN}` }
+    const rules = (await (await page.request.get('/api/db/notifications?select=id&limit=1', { headers: auth })).json()) as { id: string }[]
+    expect(rules.length).toBe(1)
+    const sent = await page.request.post('/api/db/notification_send_history', {
+      headers: auth,
+      data: { notification_id: rules[0]!.id, source_event: 'check.failed', resource_id: '0190f0f0-0000-7000-8000-0000000be11e', status: 'sent' },
+    })
+    expect(sent.status()).toBe(201)
+
+    await signInWithToken(page, '/health')
+    await ready(page)
+    const bell = page.getByTestId('notifications-bell')
+    await expect(bell).toHaveAttribute('aria-label', /^Notifications, ([1-9]\d?|99\+) unread$/)
+    await expect(page.getByTestId('notifications-unread')).toHaveText(/^([1-9]\d?|99\+)$/)
+
+    await bell.click()
+    await expect(page).toHaveURL(/\/notifications$/)
+    await ready(page)
+    await expect(bell).toHaveAttribute('aria-label', 'Notifications')
+    // Back to another page (a client navigation with JavaScript, a page load without): still read.
+    await page.getByTestId('sidebar').getByTestId('nav-health').click()
+    await expect(page).toHaveURL(/\/health$/)
+    await ready(page)
+    await expect(bell).toHaveAttribute('aria-label', 'Notifications')
+    await expect(page.getByTestId('notifications-unread')).toHaveCount(0)
   })
 })

@@ -62,3 +62,85 @@ it('applies a folder of canaries, fails with the field path on a bad spec, lists
   expect(deleted.stdout).toContain('canary default/cli-b deleted')
   expect((await testApp.db.query("SELECT 1 FROM canaries WHERE name = 'cli-b' AND deleted_at IS NULL")).rows).toHaveLength(0)
 }, 60_000)
+
+it('applies Notification and NotificationSilence documents, configures them again, names a bad field and deletes', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lookout-cli-notify-'))
+  const file = path.join(dir, 'notify.yaml')
+  const documents = (title: string, until: string) => `apiVersion: mission-control.flanksource.com/v1
+kind: Notification
+metadata: {name: cli-failing-http, namespace: ops}
+spec:
+  events: [check.failed]
+  filter: "check.type == 'http'"
+  repeatInterval: 1h
+  waitFor: 2m
+  title: "${title}"
+  to: {connection: "connection://default/team-chat", properties: {channel: alerts}}
+---
+apiVersion: mission-control.flanksource.com/v1
+kind: NotificationSilence
+metadata: {name: cli-maintenance, namespace: ops}
+spec:
+  description: nightly maintenance
+  filter: "check.type == 'http'"
+  from: "2030-01-01"
+  until: ${until}
+`
+  const rule = async () => (await testApp.db.query("SELECT * FROM notifications WHERE name = 'cli-failing-http' AND deleted_at IS NULL")).rows
+  const silence = async () => (await testApp.db.query("SELECT * FROM notification_silences WHERE name = 'cli-maintenance' AND deleted_at IS NULL")).rows
+
+  writeFileSync(file, documents('{{.check.name}} is failing', '"2030-01-02T06:00:00Z"'))
+  const applied = await cli('apply', '-f', file)
+  expect(applied.stderr).toBe('')
+  expect(applied.stdout).toContain('notification ops/cli-failing-http created')
+  expect(applied.stdout).toContain('notificationsilence ops/cli-maintenance created')
+  expect(await rule()).toEqual([
+    expect.objectContaining({
+      namespace: 'ops',
+      source: 'ConfigFile',
+      events: ['check.failed'],
+      filter: "check.type == 'http'",
+      repeat_interval: '1h',
+      custom_services: [{ name: 'connection', connection: 'connection://default/team-chat', properties: { channel: 'alerts' } }],
+    }),
+  ])
+  // bigint nanoseconds: a number on PGlite, a string on the PostgreSQL server.
+  expect((await rule()).map((row) => Number(row.wait_for))).toEqual([120 * 1e9])
+  const created = (await silence())[0]!
+  expect(created).toMatchObject({ namespace: 'ops', source: 'ConfigFile', description: 'nightly maintenance', recursive: false })
+  expect(new Date(created.from as string).toISOString()).toBe('2030-01-01T00:00:00.000Z')
+  expect(new Date(created.until as string).toISOString()).toBe('2030-01-02T06:00:00.000Z')
+
+  // Applying again changes the same rows; a silence without `until` becomes indefinite.
+  writeFileSync(file, documents('{{.check.name}} still failing', 'null'))
+  const again = await cli('apply', '-f', file)
+  expect(again.stdout).toContain('notification ops/cli-failing-http configured')
+  expect(again.stdout).toContain('notificationsilence ops/cli-maintenance configured')
+  expect((await rule()).map((row) => row.title)).toEqual(['{{.check.name}} still failing'])
+  expect((await silence()).map((row) => ({ id: row.id, until: row.until }))).toEqual([{ id: created.id, until: null }])
+
+  const badFile = path.join(dir, 'bad.yaml')
+  writeFileSync(badFile, documents('x', '"next tuesday"').replace('check.failed', 'check.exploded').replace(/cli-/g, 'cli-bad-'))
+  const bad = await cli('apply', '-f', badFile)
+  expect(bad.code).toBe(1)
+  expect(bad.stderr).toContain(`${badFile}: [0].spec.events[0]: "check.exploded" is not an event of the reference`)
+  expect(bad.stderr).toContain(`${badFile}: [1].spec.until: "next tuesday" is not an RFC3339 time, a date or a date and time`)
+  expect((await testApp.db.query("SELECT 1 FROM notifications WHERE name LIKE 'cli-bad-%' UNION ALL SELECT 1 FROM notification_silences WHERE name LIKE 'cli-bad-%'")).rows).toEqual([])
+
+  // What only the server can judge: a recipient that does not exist, a filter that is not CEL.
+  writeFileSync(badFile, documents('x', 'null').replace('{connection: "connection://default/team-chat", properties: {channel: alerts}}', '{person: nobody@example.test}'))
+  const unknownPerson = await cli('apply', '-f', badFile)
+  expect(unknownPerson.code).toBe(1)
+  expect(unknownPerson.stderr).toContain('spec.to.person: no person "nobody@example.test" was found')
+  writeFileSync(badFile, documents('x', 'null').split('---')[1]!.replace(`filter: "check.type == 'http'"`, 'filter: "check.type =="'))
+  const badFilter = await cli('apply', '-f', badFile)
+  expect(badFilter.code).toBe(1)
+  expect(badFilter.stderr).toContain('invalid filter')
+  expect((await silence()).map((row) => row.filter)).toEqual(["check.type == 'http'"])
+
+  const deleted = await cli('delete', '-f', file)
+  expect(deleted.stdout).toContain('notification ops/cli-failing-http deleted')
+  expect(deleted.stdout).toContain('notificationsilence ops/cli-maintenance deleted')
+  expect([...(await rule()), ...(await silence())]).toEqual([])
+  expect((await cli('delete', '-f', file)).stdout).toContain('notification ops/cli-failing-http not found')
+}, 60_000)

@@ -49,6 +49,30 @@ function RefreshControl() {
   )
 }
 
+/**
+ * The bell (spec 000 §2): a link to /notifications with the count of sends the person has not
+ * seen there (app/lib/notification-unread.server.ts defines "unread"), rendered by the server so
+ * it shows without JavaScript. Past 99 it reads "99+", as the API stops counting at 100.
+ */
+function NotificationBellLink({ unread }: { unread: number | null }) {
+  const count = unread && unread > 0 ? (unread > 99 ? '99+' : String(unread)) : null
+  const label = count ? `Notifications, ${count} unread` : 'Notifications'
+  return (
+    <Link to="/notifications" data-testid="notifications-bell" aria-label={label} title={label} className={cn(buttonVariants({ variant: 'ghost', size: 'icon' }), 'relative')}>
+      <Bell aria-hidden="true" />
+      {count ? (
+        <span
+          aria-hidden="true"
+          data-testid="notifications-unread"
+          className="absolute -right-0.5 -top-0.5 min-w-4 rounded-full bg-destructive px-1 text-center text-[10px] font-semibold leading-4 text-destructive-foreground tabular-nums"
+        >
+          {count}
+        </span>
+      ) : null}
+    </Link>
+  )
+}
+
 /** Spec 002 §2: one item, Docs, to the documentation site (a new tab: the console stays put). */
 function HelpMenu() {
   return (
@@ -90,12 +114,15 @@ export function TopBar({
   user,
   preferences,
   timeZones,
+  notificationBell,
 }: {
   title: string
   user: UserMenuProps
   preferences: ResolvedPreferences
   /** Loaded only while the panel is open. */
   timeZones: TimeZoneOption[] | null
+  /** Null for someone who may not read notifications: no bell. */
+  notificationBell: { unread: number | null } | null
 }) {
   const [searchParams] = useSearchParams()
   const isPreferencesOpen = searchParams.has(PREFERENCES_PARAM) && timeZones !== null
@@ -107,15 +134,7 @@ export function TopBar({
         {title}
       </h1>
       <RefreshControl />
-      <Link
-        to="/notifications"
-        data-testid="notifications-bell"
-        aria-label="Notifications"
-        title="Notifications"
-        className={buttonVariants({ variant: 'ghost', size: 'icon' })}
-      >
-        <Bell aria-hidden="true" />
-      </Link>
+      {notificationBell ? <NotificationBellLink unread={notificationBell.unread} /> : null}
       <PreferencesButton isOpen={isPreferencesOpen} />
       <HelpMenu />
       <UserMenu {...user} />

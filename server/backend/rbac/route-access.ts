@@ -109,6 +109,8 @@ const RULES: Rule[] = [
   { path: '/notification/summary', access: { area: 'notifications', object: 'notification', action: 'read' } },
   { path: '/notification/silence_preview', access: { area: 'notifications', object: 'notification', action: 'read' } },
   { path: '/notification/send_history/**', access: { area: 'notifications', object: 'notification', action: 'read' } },
+  // Marking one's own notifications seen is part of reading them.
+  { path: '/notification/unread/**', access: { area: 'notifications', object: 'notification', action: 'read' } },
   { path: '/notification/silence', methods: ['POST'], access: { area: 'notifications', object: 'notification', action: 'create' } },
   { path: '/notification/**', access: { area: 'notifications', object: 'notification' } },
 
