@@ -18,6 +18,7 @@ import type { TopologyEngine } from './topology/topology-engine.ts'
 import { createCatalogRouter, createResourceSearchRouter } from './catalog/catalog.routes.ts'
 import { configRowGuard, configVisibility } from './catalog/config-access.ts'
 import { componentRowGuard, componentVisibility } from './topology/component-access.ts'
+import { historyRowGuard, historyVisibility } from './notifications/notification-access.ts'
 import { createSnapshotRouter } from './topology/snapshot.routes.ts'
 import type { Principal } from './identity/principal.ts'
 import type { CheckEngine } from './health/check-engine.ts'
@@ -52,7 +53,10 @@ import { createSettingsRouter } from './settings/settings.routes.ts'
 import { connectionWriteValidator, createConnectionReadTransform } from './connections/connection-data-access.ts'
 import { createConnectionRouter } from './connections/connection.routes.ts'
 import { createNotificationRouter } from './notifications/notification.routes.ts'
+import { createNotificationUnreadRouter } from './notifications/notification-unread.ts'
 import { parseAllowedTargets } from './health/checks/target-guard.ts'
+import { createMcpRouter, mcpCors } from './mcp/mcp.routes.ts'
+import { createEventQueueWriteValidator } from './events/event-queue-write-guard.ts'
 
 export type Backend = {
   router: express.Router
@@ -116,6 +120,7 @@ export function createBackend(options: {
     incidentWriteValidator,
     resourceSpecValidator,
     connectionWriteValidator,
+    createEventQueueWriteValidator(authorizer),
   ]
   const validateDataWrite = async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
     let rows: Record<string, unknown>[] | undefined
@@ -169,6 +174,8 @@ export function createBackend(options: {
   )
   // Playbook webhooks check their own credentials (a JWT or basic pair that is no token of ours).
   router.use('/playbook/webhook', limitUnauthenticated(rateLimits), createPlaybookWebhookRouter({ db }))
+  // MCP clients in a browser send a preflight without credentials; every /mcp answer carries CORS.
+  router.use('/mcp', mcpCors)
   // The public board's resolver goes last and declines any request carrying a credential, so a
   // session or token is always judged as itself.
   router.use(requireCredentials(credentials, {
@@ -181,6 +188,8 @@ export function createBackend(options: {
   }))
   // Token sign-in, the public board, webhooks: whatever got this far without a credential.
   router.use(limitUnauthenticated(rateLimits))
+  // Before the route table: /mcp refuses with its own 403 body (http-api §2.1.11), not the RBAC text.
+  router.use('/mcp', createMcpRouter({ db, authorizer, logger, version: options.appVersion }))
   // Every sub-base but /db is checked here; /db is checked per relation by the PostgREST hook.
   router.use(requireRouteAccess(authorizer, logger))
   router.use(createIdentityRouter({ store: credentials, db, authorizer }))
@@ -210,6 +219,7 @@ export function createBackend(options: {
         const guards = [
           configRowGuard(await configVisibility(authorizer, principal)),
           componentRowGuard(await componentVisibility(authorizer, principal)),
+          historyRowGuard(await historyVisibility(authorizer, principal)),
         ].filter((guard) => guard !== null)
         if (guards.length === 0) return null
         return (relation, kind, alias, params) => {
@@ -228,6 +238,7 @@ export function createBackend(options: {
   router.use('/snapshot', createSnapshotRouter({ db, authorizer, logger }))
   router.use('/playbook', createPlaybookRouter({ db, authorizer, logger }))
   router.use('/connection', createConnectionRouter({ db, authorizer, logger, allowedTargets: parseAllowedTargets(env.LOOKOUT_CHECK_ALLOWED_TARGETS) }))
+  router.use('/notification', createNotificationUnreadRouter({ db, authorizer }))
   router.use('/notification', createNotificationRouter({ db, authorizer, logger }))
 
   // Sub-bases whose service has not been built yet answer honestly instead of 404.

@@ -6,9 +6,6 @@ import type { Db } from '#server/db/client.ts'
 import type { Principal } from '#server/backend/identity/principal.ts'
 import type { Authorizer } from '#server/backend/rbac/authorizer.ts'
 import type { ResourceRef } from '#server/backend/rbac/conditions.ts'
-import { Params } from '#server/backend/postgrest/sql-builder.ts'
-import { configVisibility, visibleIdSql } from '#server/backend/catalog/config-access.ts'
-import { componentVisibility, visibleComponentSql } from '#server/backend/topology/component-access.ts'
 import { PlaybookError, type PlaybookSpec } from './playbook-model.ts'
 import {
   assertTargetExists,
@@ -20,6 +17,7 @@ import {
   type PlaybookRecord,
   type RunTarget,
 } from './run-create.ts'
+import { createRunAuthorization, requestPlaybookRun } from './run-request.ts'
 import { cancelRun, recordApproval, type Approver } from './run-state.ts'
 import { authenticateWebhook, webhookRequest, type WebhookAuthentication } from './playbook-webhook.ts'
 
@@ -70,90 +68,31 @@ function parseBody(req: Request): RunBody {
   return body
 }
 
-const TARGET_OBJECT: Record<RunTarget['kind'], string> = { config: 'catalog', component: 'topology', check: 'canaries' }
-const TARGET_REF_SQL: Record<RunTarget['kind'], string> = {
-  config: `SELECT id::text, name, NULL::text AS namespace, type, coalesce(tags, '{}'::jsonb) || coalesce(labels, '{}'::jsonb) AS tags, agent_id::text AS agent_id FROM config_items WHERE id = $1`,
-  component: 'SELECT id::text, name, namespace, type, labels AS tags, agent_id::text AS agent_id FROM components WHERE id = $1',
-  check: 'SELECT id::text, name, namespace, type, labels AS tags, agent_id::text AS agent_id FROM checks WHERE id = $1',
-}
-
 export function createPlaybookRouter(options: PlaybookRouterOptions): express.Router {
   const { db, authorizer } = options
   const router = express.Router()
   const json = express.json({ limit: '1mb' })
 
   const principalOf = (res: Response) => res.locals.principal as Principal | undefined
-
-  const may = async (principal: Principal | undefined, object: string, action: string, resource?: ResourceRef) =>
-    !principal || (await authorizer.authorize(principal, { object, action, resource })).allowed
-
-  const playbookRef = (playbook: PlaybookRecord): ResourceRef => ({ kind: 'playbook', id: playbook.id, name: playbook.name, namespace: playbook.namespace })
-
-  /** `read` on the resource (http-api §2.5.1): its permission, with narrowed grants, and the row-level scopes. */
-  async function assertMayReadTarget(principal: Principal | undefined, target: RunTarget): Promise<void> {
-    if (!principal) return
-    const { rows } = await db.query<{ id: string; name: string; namespace: string | null; type: string | null; tags: Record<string, string> | null; agent_id: string | null }>(
-      TARGET_REF_SQL[target.kind],
-      [target.id],
-    )
-    const row = rows[0]
-    const ref: ResourceRef = {
-      kind: target.kind,
-      id: target.id,
-      ...(row?.name ? { name: row.name } : {}),
-      ...(row?.namespace ? { namespace: row.namespace } : {}),
-      ...(row?.type ? { type: row.type } : {}),
-      ...(row?.tags ? { tags: row.tags } : {}),
-      ...(row?.agent_id ? { agentId: row.agent_id } : {}),
-    }
-    let visible = await may(principal, TARGET_OBJECT[target.kind], 'read', ref)
-    if (visible && target.kind !== 'check') {
-      const params = new Params()
-      const idParam = `$${params.values.push(target.id)}::uuid`
-      const condition =
-        target.kind === 'config'
-          ? visibleIdSql(await configVisibility(authorizer, principal), idParam, params)
-          : visibleComponentSql(await componentVisibility(authorizer, principal), idParam, params)
-      if (condition) visible = (await db.query(`SELECT 1 WHERE ${condition}`, params.values)).rows.length > 0
-    }
-    if (!visible) throw new PlaybookError(403, `access denied: read permission required on ${target.kind} '${target.id}'`)
-  }
-
-  async function assertMayRun(principal: Principal | undefined, playbook: PlaybookRecord): Promise<void> {
-    if (!(await may(principal, 'playbooks', 'playbook:run', playbookRef(playbook)))) {
-      throw new PlaybookError(403, `access denied: playbook:run permission required on playbook '${playbook.name}'`)
-    }
-  }
+  const authorization = createRunAuthorization(db, authorizer)
+  const { may, playbookRef, assertMayReadTarget, assertMayRun } = authorization
 
   router.post(
     '/run',
     json,
     handle(async (req, res) => {
       const body = parseBody(req)
-      const principal = principalOf(res)
-      if (!body.id) throw new PlaybookError(400, 'playbook id is required')
-      const target = targetOf({ configId: body.config_id, componentId: body.component_id, checkId: body.check_id })
-      const playbook = await loadPlaybook(db, body.id)
-      await assertMayRun(principal, playbook)
-      if (target) {
-        await assertTargetExists(db, target)
-        await assertMayReadTarget(principal, target)
-      }
-      const created = await createPlaybookRun(
-        db,
-        {
-          playbookId: playbook.id,
-          ...(target?.kind === 'config' ? { configId: target.id } : {}),
-          ...(target?.kind === 'component' ? { componentId: target.id } : {}),
-          ...(target?.kind === 'check' ? { checkId: target.id } : {}),
-          params: body.params ?? {},
-          ...(body.agent_id ? { agentId: body.agent_id } : {}),
-          ...(body.parent_id ? { parentId: body.parent_id } : {}),
-          ...(body.notification_send_id ? { notificationSendId: body.notification_send_id } : {}),
-          ...(body.request ? { request: body.request } : {}),
-        },
-        principal ? { kind: 'person', personId: principal.personId } : { kind: 'system', reason: 'notification' },
-      )
+      const created = await requestPlaybookRun(db, authorization, principalOf(res), {
+        id: body.id,
+        configId: body.config_id,
+        componentId: body.component_id,
+        checkId: body.check_id,
+        params: body.params,
+        agentId: body.agent_id,
+        parentId: body.parent_id,
+        notificationSendId: body.notification_send_id,
+        request: body.request,
+      })
       res.status(201).json({ run_id: created.run_id, starts_at: created.starts_at })
     }),
   )
