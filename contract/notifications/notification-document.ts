@@ -54,7 +54,7 @@ const FallbackSchema = z
   .strict()
   .superRefine(oneRecipient)
 
-const InhibitionSchema = z
+export const InhibitionSchema = z
   .object({
     direction: z.enum(['outgoing', 'incoming', 'all'], { errorMap: () => ({ message: 'must be one of outgoing, incoming, all' }) }),
     soft: z.boolean({ invalid_type_error: 'must be true or false' }).optional(),
@@ -182,4 +182,75 @@ export function parseNotificationSilenceDocument(document: unknown, prefix: (str
       check_id: spec.check_id ?? null,
     },
   }
+}
+
+// ---- the `notifications` row (data-model §8.1), as the data API writes it --------------------
+
+const nanos = z.number({ invalid_type_error: 'must be a number of nanoseconds' }).int('must be a whole number of nanoseconds').min(0, 'must not be negative')
+const uuidText = text.uuid('must be a UUID')
+
+/** One entry of custom_services / fallback_custom_services: a channel with its own filter. */
+const CustomServiceSchema = z
+  .object(
+    {
+      name: text.optional(),
+      filter: text.optional(),
+      url: text.min(1, 'must not be empty').optional(),
+      connection: text.min(1, 'must not be empty').optional(),
+      email: text.min(1, 'must not be empty').optional(),
+      webhook: mapping.optional(),
+      properties: mapping.optional(),
+    },
+    { invalid_type_error: 'must be a mapping' },
+  )
+  .passthrough()
+  .superRefine((service, ctx) => {
+    if (service.url === undefined && service.connection === undefined && service.email === undefined && service.webhook === undefined) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'names no url, connection, email or webhook' })
+    }
+  })
+
+/**
+ * The columns of a rule a data-API write may carry; the others (ids, audit columns, error) are
+ * the database's. A PATCH checks the columns it carries, a POST also needs `events`.
+ */
+export const NotificationRowSchema = z
+  .object({
+    name: text.min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
+    namespace: text.max(255, 'must be at most 255 characters').nullable(),
+    events: z
+      .array(text.refine((event) => NOTIFICATION_EVENTS.includes(event), (event) => ({ message: `"${event}" is not an event of the reference` })), {
+        invalid_type_error: 'must be a list of events',
+      })
+      .min(1, 'needs at least one event'),
+    title: text.nullable(),
+    template: text.nullable(),
+    filter: text.nullable(),
+    properties: mapping.nullable(),
+    playbook_id: uuidText.nullable(),
+    person_id: uuidText.nullable(),
+    team_id: uuidText.nullable(),
+    repeat_interval: duration.nullable().or(z.literal('')),
+    inhibitions: z.array(InhibitionSchema, { invalid_type_error: 'must be a list' }).nullable(),
+    wait_for: nanos.nullable(),
+    wait_for_eval_period: nanos.nullable(),
+    group_by: z.array(text, { invalid_type_error: 'must be a list' }).nullable(),
+    group_by_interval: nanos.nullable(),
+    watchdog_schedule: text.nullable(),
+    custom_services: z.array(CustomServiceSchema, { invalid_type_error: 'must be a list' }).nullable(),
+    fallback_delay: nanos.nullable(),
+    fallback_custom_services: z.array(CustomServiceSchema, { invalid_type_error: 'must be a list' }).nullable(),
+    fallback_playbook_id: uuidText.nullable(),
+    fallback_person_id: uuidText.nullable(),
+    fallback_team_id: uuidText.nullable(),
+  })
+  .partial()
+  .passthrough()
+
+/** The problems of one written row, each as {path, message}; `post` requires the events. */
+export function notificationRowIssues(row: Record<string, unknown>, post: boolean): { path: string; message: string }[] {
+  const parsed = NotificationRowSchema.safeParse(row)
+  const issues = parsed.success ? [] : parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }))
+  if (post && row.events === undefined && row.deleted_at === undefined) issues.push({ path: 'events', message: 'is required' })
+  return issues
 }

@@ -3,6 +3,8 @@ import { CanaryValidationError, parseCanaryObject } from '#contract/canary/canar
 import { IncidentRuleSpecError, parseIncidentRuleSpec } from './incidents/incident-rules.ts'
 import { parseScrapeConfigObject, ScrapeConfigValidationError, scrapeConfigSpecIssues } from '#contract/catalog/scrape-config-document.ts'
 import { parseTopologyObject, TopologyValidationError, topologySpecIssues } from '#contract/topology/topology-document.ts'
+import { notificationRowIssues } from '#contract/notifications/notification-document.ts'
+import { parseCelExpression } from './health/cel-library.ts'
 
 type Issue = { path: string; message: string }
 
@@ -42,6 +44,23 @@ const SPEC_CHECKS: Record<string, (row: Record<string, unknown>, method: 'POST' 
       if (error instanceof TopologyValidationError) return error.issues
       throw error
     }
+  },
+  notifications(row, method) {
+    const issues = notificationRowIssues(row, method === 'POST')
+    const celFilters: [string, unknown][] = [['filter', row.filter]]
+    for (const column of ['custom_services', 'fallback_custom_services'] as const) {
+      const services = row[column]
+      if (Array.isArray(services)) services.forEach((service, index) => celFilters.push([`${column}.${index}.filter`, (service as Record<string, unknown> | null)?.filter]))
+    }
+    for (const [path, expression] of celFilters) {
+      if (typeof expression !== 'string' || !expression.trim()) continue
+      try {
+        parseCelExpression(expression)
+      } catch (error) {
+        issues.push({ path, message: `is not a valid CEL expression: ${(error as Error).message}` })
+      }
+    }
+    return issues
   },
   incident_rules(row, method) {
     if (method === 'PATCH' && !('spec' in row)) return []
