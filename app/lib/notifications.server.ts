@@ -1,9 +1,12 @@
+import { data, redirect } from '@remix-run/node'
 import { z } from 'zod'
 import { isUuid } from '#contract/uuid.ts'
 import { dbClient, requireData, requirePage } from '#app/lib/data-client.server.ts'
+import { toErrorResponse } from '#app/lib/session.server.ts'
+import { toastCookie } from '#app/lib/toast.server.ts'
 import { apiFetch, apiJson, GatewayError, messageOf, signInRedirect, type ApiArgs } from '#app/lib/gateway.server.ts'
-import { SilenceRefusal, type NotificationRuleColumns, type RecipientResolver } from '#app/lib/notification-forms.ts'
-import { RESOURCE_KINDS, SEND_HISTORY_PAGE_SIZE, SEND_STATUSES, SILENCE_STATES, SUMMARY_PAGE_SIZES, type NotificationResourceKind, type SilenceState } from '#app/lib/notification-form-shapes.ts'
+import { SilenceRefusal, submitSilenceForm, type NotificationRuleColumns, type RecipientResolver } from '#app/lib/notification-forms.ts'
+import { RESOURCE_KINDS, SEND_HISTORY_PAGE_SIZE, SEND_STATUSES, SILENCE_STATES, SILENCES_HREF, SUMMARY_PAGE_SIZES, type NotificationResourceKind, type SilenceState } from '#app/lib/notification-form-shapes.ts'
 
 /**
  * Notifications (spec 000 §2, http-api §2.3, data-model §8) as named functions for the
@@ -292,6 +295,24 @@ export async function refusalsAsSilenceIssues(write: () => Promise<void>): Promi
     if (error instanceof GatewayError && error.status >= 400 && error.status < 600) throw new SilenceRefusal(error.message, error.status)
     throw error
   }
+}
+
+/**
+ * The silence pages' action: `intent=save` hands the silence to `save` (303 to the list with the
+ * `saved` toast), `intent=preview` answers the preview in place; refusals land on their fields.
+ */
+export async function answerSilenceForm(args: ApiArgs, save: (body: SilenceBody) => Promise<void>, saved: string) {
+  const formData = await args.request.formData()
+  const { submission, status, preview } = await submitSilenceForm(formData, {
+    save: (body) => refusalsAsSilenceIssues(() => save(body)),
+    preview: (body) => previewSilence(args, body),
+  }).catch((error: unknown) => {
+    throw toErrorResponse(error)
+  })
+  if (submission.status === 'success' && submission.value.intent === 'save') {
+    throw redirect(SILENCES_HREF, { status: 303, headers: { 'set-cookie': toastCookie(saved) } })
+  }
+  return data({ result: submission.reply(), preview }, { status: submission.status === 'success' ? 200 : status })
 }
 
 /** Edits a silence through the data API (`until: null` = indefinitely). */

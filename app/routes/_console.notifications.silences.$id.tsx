@@ -1,14 +1,13 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { NotificationsNav } from '#app/components/notifications/notification-parts.tsx'
 import { ResourceSearch, SilenceForm } from '#app/components/notifications/silence-form.tsx'
 import { SILENCES_HREF } from '#app/lib/notification-form-shapes.ts'
-import { formTimeOf, submitSilenceForm } from '#app/lib/notification-forms.ts'
-import { getSilence, previewSilence, refusalsAsSilenceIssues, searchSilenceResources, silenceResourceValue, updateSilence, type SilenceRow } from '#app/lib/notifications.server.ts'
+import { formTimeOf } from '#app/lib/notification-forms.ts'
+import { answerSilenceForm, getSilence, searchSilenceResources, silenceResourceValue, updateSilence, type SilenceRow } from '#app/lib/notifications.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { errorResponse, requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
-import { toastCookie } from '#app/lib/toast.server.ts'
 
 export const handle = {
   title: (loaded) => (loaded && typeof loaded === 'object' && 'title' in loaded && typeof loaded.title === 'string' ? loaded.title : 'Notification Silences'),
@@ -59,17 +58,7 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action(args: ActionFunctionArgs) {
   await requireAccess(args, { ...handle, access: 'write' })
   const silence = await requireSilence(args)
-  const formData = await args.request.formData()
-  const { submission, status, preview } = await submitSilenceForm(formData, {
-    save: (body) => refusalsAsSilenceIssues(() => updateSilence(args, silence.id, body)),
-    preview: (body) => previewSilence(args, body),
-  }).catch((error: unknown) => {
-    throw toErrorResponse(error)
-  })
-  if (submission.status === 'success' && submission.value.intent === 'save') {
-    throw redirect(SILENCES_HREF, { status: 303, headers: { 'set-cookie': toastCookie('Silence updated successfully') } })
-  }
-  return data({ result: submission.reply(), preview }, { status: submission.status === 'success' ? 200 : status })
+  return answerSilenceForm(args, (body) => updateSilence(args, silence.id, body), 'Silence updated successfully')
 }
 
 export default function SilenceRoute() {

@@ -1,14 +1,12 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { NotificationsNav } from '#app/components/notifications/notification-parts.tsx'
 import { ResourceSearch, SilenceForm } from '#app/components/notifications/silence-form.tsx'
 import { SILENCES_HREF } from '#app/lib/notification-form-shapes.ts'
-import { submitSilenceForm } from '#app/lib/notification-forms.ts'
-import { createSilence, previewSilence, refusalsAsSilenceIssues, searchSilenceResources } from '#app/lib/notifications.server.ts'
+import { answerSilenceForm, createSilence, searchSilenceResources } from '#app/lib/notifications.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess, toErrorResponse } from '#app/lib/session.server.ts'
-import { toastCookie } from '#app/lib/toast.server.ts'
 
 export const handle = { title: 'Add Silence', feature: 'settings.notifications', resource: 'notifications', access: 'write' } satisfies RouteHandle
 
@@ -44,17 +42,7 @@ export async function loader(args: LoaderFunctionArgs) {
 /** `intent=save` creates the silence (303 to the list with a toast); `intent=preview` answers the preview in place. */
 export async function action(args: ActionFunctionArgs) {
   await requireAccess(args, handle)
-  const formData = await args.request.formData()
-  const { submission, status, preview } = await submitSilenceForm(formData, {
-    save: (body) => refusalsAsSilenceIssues(() => createSilence(args, body)),
-    preview: (body) => previewSilence(args, body),
-  }).catch((error: unknown) => {
-    throw toErrorResponse(error)
-  })
-  if (submission.status === 'success' && submission.value.intent === 'save') {
-    throw redirect(SILENCES_HREF, { status: 303, headers: { 'set-cookie': toastCookie('Silence created successfully') } })
-  }
-  return data({ result: submission.reply(), preview }, { status: submission.status === 'success' ? 200 : status })
+  return answerSilenceForm(args, (body) => createSilence(args, body), 'Silence created successfully')
 }
 
 export default function AddSilenceRoute() {
