@@ -145,10 +145,27 @@ export async function storeRuns(db: Db, runs: CompletedRun[], processId: string)
 
 /** Deletes status rows (and canary run history) older than the retention; returns rows removed. */
 export async function pruneCheckStatuses(db: Db, retentionDays: number): Promise<{ statuses: number; jobs: number }> {
+  const started = Date.now()
   const statuses = await db.query('DELETE FROM check_statuses WHERE time < now() - $1 * interval \'1 day\'', [retentionDays])
   const jobs = await db.query(
     `DELETE FROM job_history WHERE name IN ('Canary', 'SyncCanary') AND resource_type = 'canary' AND created_at < now() - $1 * interval '1 day'`,
     [retentionDays],
   )
+  // Retention is a job like the others: the history page shows when it last ran and what it removed.
+  await db.query(
+    `INSERT INTO job_history (name, status, success_count, error_count, details, hostname, time_start, time_end, duration_millis)
+     VALUES ($1, 'SUCCESS', $2, 0, $3::jsonb, $4, $5, now(), $6)`,
+    [
+      CHECK_RETENTION_JOB_NAME,
+      statuses.rowCount + jobs.rowCount,
+      JSON.stringify({ summary: { check_statuses_deleted: statuses.rowCount, job_history_deleted: jobs.rowCount, retention_days: retentionDays } }),
+      hostname(),
+      new Date(started).toISOString(),
+      Date.now() - started,
+    ],
+  )
   return { statuses: statuses.rowCount, jobs: jobs.rowCount }
 }
+
+/** The check status retention's job_history name (no resource). */
+export const CHECK_RETENTION_JOB_NAME = 'CheckStatusRetention'

@@ -1,4 +1,5 @@
 import { FINAL_RUN_STATUSES, isFinalRunStatus, type RunStatus } from '#contract/playbook/playbook-vocabulary.ts'
+import { hostname } from 'node:os'
 import type { Db, Queryable } from '#server/db/client.ts'
 import { PlaybookError, type ApprovalSpec, type PlaybookRunRow } from './playbook-model.ts'
 import { writeRunConfigChange } from './run-config-changes.ts'
@@ -48,11 +49,12 @@ export async function endRun(tx: Queryable, runId: string, ending: RunEnding, op
   const { rows } = await tx.query<PlaybookRunRow>(
     `UPDATE playbook_runs SET status = $2, end_time = now(), error = $3
      WHERE id = $1 AND status = ANY($4::text[])
-     RETURNING id, playbook_id, config_id, created_by, status, error, parent_id`,
+     RETURNING id, playbook_id, config_id, created_by, status, error, parent_id, coalesce(start_time, created_at) AS job_start`,
     [runId, ending.status, ending.error ?? null, from],
   )
   const run = rows[0]
   if (!run) return false
+  await recordRunJob(tx, run, ending)
   await tx.query(
     `UPDATE playbook_run_actions SET
        status = CASE WHEN status = 'running' THEN 'failed' ELSE 'skipped' END,
@@ -65,6 +67,27 @@ export async function endRun(tx: Queryable, runId: string, ending: RunEnding, op
   await writeRunConfigChange(tx, run, ending.status === 'completed' ? 'PlaybookCompleted' : 'PlaybookFailed')
   if (run.parent_id) await wakeParent(tx, run.parent_id)
   return true
+}
+
+/** The playbook runner's job_history name (resource_type `playbook`, resource_id the playbook id). */
+export const PLAYBOOK_RUN_JOB_NAME = 'PlaybookRun'
+
+const JOB_STATUS_OF: Record<RunEnding['status'], string> = { completed: 'SUCCESS', failed: 'FAILED', timed_out: 'FAILED', cancelled: 'SKIPPED' }
+
+/**
+ * One job_history row per run, written when it ends: a run is claimed, handed over and claimed
+ * again many times while it sleeps or waits, so a row per claim would say little. Every ending
+ * (runner, cancel, timeout) passes through endRun, which makes this the one place for it.
+ */
+async function recordRunJob(tx: Queryable, run: PlaybookRunRow & { job_start?: Date | string | null }, ending: RunEnding): Promise<void> {
+  const failed = ending.status === 'failed' || ending.status === 'timed_out'
+  const details = { run_id: run.id, run_status: ending.status, ...(ending.error ? { errors: [ending.error] } : {}) }
+  await tx.query(
+    `INSERT INTO job_history (name, resource_type, resource_id, status, success_count, error_count, details, hostname, time_start, time_end, duration_millis)
+     VALUES ($1, 'playbook', $2, $3, $4, $5, $6::jsonb, $7, coalesce($8::timestamptz, now()), now(),
+       greatest(0, floor(extract(epoch FROM now() - coalesce($8::timestamptz, now())) * 1000))::integer)`,
+    [PLAYBOOK_RUN_JOB_NAME, run.playbook_id, JOB_STATUS_OF[ending.status], failed ? 0 : 1, failed ? 1 : 0, JSON.stringify(details), hostname(), run.job_start ?? null],
+  )
 }
 
 /** A parent waiting on child runs goes back to scheduled once none of them is live. */

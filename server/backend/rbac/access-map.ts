@@ -47,7 +47,7 @@ const RELATIONS = new Map<string, RelationAccess>([
   ...entries('database', 'application', ['applications']),
   ...entries('database', 'artifact', ['artifacts']),
   ...entries('database', 'database.monitor', [
-    'event_queue', 'event_queue_summary', 'failed_events', 'job_history', 'job_histories', 'job_history_latest_status',
+    'event_queue', 'event_queue_name_summary', 'event_queue_summary', 'failed_events', 'job_history', 'job_histories', 'job_history_latest_status',
     'job_history_names', 'job_history_summary',
   ]),
   ...entries('incident', 'incident', [
