@@ -1,10 +1,10 @@
-import { Fragment, useId, useState } from 'react'
+import { useId, useRef, useState, type KeyboardEvent } from 'react'
 import { useHydrated } from 'remix-utils/use-hydrated'
 import { Alert, AlertDescription } from '#app/components/ui/alert.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
 import { Copy, Eye, EyeOff, ShieldAlert } from '#app/components/ui/icons.tsx'
 import { cn } from '#app/lib/cn.ts'
-import { mcpSetups } from '#app/lib/token-scopes.ts'
+import { buildMcpClientSetups, type McpClientId, type McpClientSetup } from '#app/lib/mcp-clients.ts'
 import { Toast } from './toast.tsx'
 
 /** Copies text; the outcome is reported with the spec's clipboard messages. */
@@ -32,24 +32,22 @@ export function maskToken(token: string): string {
 }
 
 /*
- * Reveal and tabs are plain form controls styled by CSS (`:checked`, `:has`), so they work the
- * same before hydration and with JavaScript off; JavaScript adds only the copy buttons. The
- * masked and the real text are both in the page and CSS shows one: copying always takes the
- * real token, whatever is on screen.
+ * Reveal is a plain checkbox styled by CSS (`:checked`, `:has`), so it works the same before
+ * hydration and with JavaScript off. The masked and the real text are both in the page and CSS
+ * shows one: copying always takes the real token, whatever is on screen.
  */
 const SHOWN_WHEN_REVEALED = 'hidden group-has-[.token-reveal-toggle:checked]/token:inline'
 const SHOWN_WHEN_MASKED = 'group-has-[.token-reveal-toggle:checked]/token:hidden'
 
 /**
  * The one time a token is shown (spec 002 §2, §4): a security notice, the name, the token masked
- * until revealed with copy, and the MCP client setups as tabs, each masked the same way.
+ * until revealed with copy, and, for a token that may use MCP (`mcpUrl` given), the client setups
+ * as tabs, each masked the same way.
  */
-export function TokenCreated({ name, token, backendUrl }: { name: string; token: string; backendUrl: string }) {
+export function TokenCreated({ name, token, mcpUrl }: { name: string; token: string; mcpUrl: string | null }) {
   const hydrated = useHydrated()
   const revealId = useId()
   const { copy, message } = useCopy()
-  const setups = mcpSetups(backendUrl, token)
-  const maskedSetups = mcpSetups(backendUrl, maskToken(token))
   return (
     <div className="group/token flex flex-col gap-4" data-testid="token-created">
       <Alert variant="warning">
@@ -88,60 +86,128 @@ export function TokenCreated({ name, token, backendUrl }: { name: string; token:
         <p>
           Use it as <code>Authorization: Bearer &lt;token&gt;</code>, or with basic auth as user <code>token</code> and the token as password.
         </p>
-        <McpSetupTabs setups={setups} maskedSetups={maskedSetups} onCopy={hydrated ? (code) => void copy(code) : undefined} />
+        {mcpUrl ? (
+          <McpSetupTabs
+            mcpUrl={mcpUrl}
+            setups={buildMcpClientSetups(mcpUrl, token)}
+            maskedSetups={buildMcpClientSetups(mcpUrl, maskToken(token))}
+            hydrated={hydrated}
+            onCopy={(setup) => void copy(setup.code, `${setup.label} setup copied to clipboard`)}
+          />
+        ) : null}
       </div>
       <Toast message={message?.text} tone={message?.tone} />
     </div>
   )
 }
 
-type Setup = ReturnType<typeof mcpSetups>[number]
+const panelId = (id: McpClientId) => `mcp-setup-${id}`
+const tabId = (id: McpClientId) => `mcp-setup-${id}-tab`
 
 /**
- * Client setup tabs: one radio per client (arrow keys move between them natively), its label
- * styled as the tab, its panel shown while it is checked. Each panel is `order-last` and full
- * width, so the labels form the tab row and the open panel sits below them.
+ * The client setups. Without JavaScript (and before hydration) every panel shows, one below the
+ * other, and the tab row is links to them; once the page runs they are WAI-ARIA tabs: one panel
+ * at a time, arrow keys, Home and End move between the tabs, and each panel has a copy button.
  */
-function McpSetupTabs({ setups, maskedSetups, onCopy }: { setups: Setup[]; maskedSetups: Setup[]; onCopy?: (code: string) => void }) {
-  const groupId = useId()
+function McpSetupTabs({
+  mcpUrl,
+  setups,
+  maskedSetups,
+  hydrated,
+  onCopy,
+}: {
+  mcpUrl: string
+  setups: McpClientSetup[]
+  maskedSetups: McpClientSetup[]
+  hydrated: boolean
+  onCopy: (setup: McpClientSetup) => void
+}) {
+  const [selected, setSelected] = useState<McpClientId>(setups[0]!.id)
+  const tabsRef = useRef<HTMLDivElement>(null)
+
+  function handleTabKey(event: KeyboardEvent<HTMLButtonElement>, index: number) {
+    const last = setups.length - 1
+    const next = { ArrowRight: index === last ? 0 : index + 1, ArrowLeft: index === 0 ? last : index - 1, Home: 0, End: last }[event.key]
+    if (next === undefined) return
+    event.preventDefault()
+    setSelected(setups[next]!.id)
+    tabsRef.current?.querySelectorAll<HTMLButtonElement>('[role="tab"]')[next]?.focus()
+  }
+
   return (
-    <div className="flex flex-col gap-1" data-testid="mcp-setup">
-      <p className="font-medium" id={`${groupId}-title`}>
+    <section className="flex flex-col gap-2" aria-labelledby="mcp-setup-title" data-testid="mcp-setup">
+      <h3 id="mcp-setup-title" className="font-medium">
         MCP client setup
+      </h3>
+      <p className="text-muted-foreground">
+        Endpoint <code data-testid="mcp-endpoint">{mcpUrl}</code> (streamable HTTP).
       </p>
-      <div role="group" aria-labelledby={`${groupId}-title`} className="flex flex-wrap items-center gap-1" data-testid="mcp-tabs">
-        {setups.map((setup, index) => {
-          const inputId = `${groupId}-${setup.id}`
-          const masked = maskedSetups[index]?.code ?? ''
-          return (
-            <Fragment key={setup.id}>
-              <input type="radio" name={`${groupId}-client`} id={inputId} value={setup.id} defaultChecked={index === 0} className="sr-only" data-testid={`mcp-tab-${setup.id}`} />
-              <label
-                htmlFor={inputId}
-                className="cursor-pointer rounded-md border px-2 py-1 text-xs text-muted-foreground hover:text-foreground [input:checked+&]:bg-primary [input:checked+&]:text-primary-foreground [input:focus-visible+&]:ring-2 [input:focus-visible+&]:ring-ring"
-              >
-                {setup.label}
-              </label>
-              <div className="order-last hidden w-full flex-col gap-1 pt-2 [input:checked+label+&]:flex" data-testid={`mcp-panel-${setup.id}`}>
-                <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-muted/40 p-2 text-xs">
-                  <span className={SHOWN_WHEN_MASKED} data-testid="mcp-code-masked">
-                    {masked}
-                  </span>
-                  <span className={SHOWN_WHEN_REVEALED} data-testid="mcp-code">
-                    {setup.code}
-                  </span>
-                </pre>
-                {onCopy ? (
-                  <button type="button" className={cn(buttonVariants({ variant: 'outline', size: 'sm' }), 'self-end')} onClick={() => onCopy(setup.code)} data-testid="mcp-copy">
-                    <Copy aria-hidden="true" />
-                    Copy {setup.label} setup
-                  </button>
-                ) : null}
-              </div>
-            </Fragment>
-          )
-        })}
-      </div>
-    </div>
+      {hydrated ? (
+        <div ref={tabsRef} role="tablist" aria-labelledby="mcp-setup-title" className="flex flex-wrap gap-1 border-b" data-testid="mcp-tabs">
+          {setups.map((setup, index) => (
+            <button
+              key={setup.id}
+              type="button"
+              role="tab"
+              id={tabId(setup.id)}
+              aria-selected={selected === setup.id}
+              aria-controls={panelId(setup.id)}
+              tabIndex={selected === setup.id ? 0 : -1}
+              onClick={() => setSelected(setup.id)}
+              onKeyDown={(event) => handleTabKey(event, index)}
+              data-testid={`mcp-tab-${setup.id}`}
+              className={cn(
+                '-mb-px border-b-2 px-2 py-1.5 text-xs',
+                selected === setup.id ? 'border-primary font-medium text-foreground' : 'border-transparent text-muted-foreground hover:text-foreground',
+              )}
+            >
+              {setup.label}
+            </button>
+          ))}
+        </div>
+      ) : (
+        <nav aria-labelledby="mcp-setup-title" className="flex flex-wrap gap-1 border-b pb-1" data-testid="mcp-tabs">
+          {setups.map((setup) => (
+            <a key={setup.id} href={`#${panelId(setup.id)}`} data-testid={`mcp-tab-${setup.id}`} className="rounded-md px-2 py-1 text-xs text-muted-foreground hover:bg-muted hover:text-foreground">
+              {setup.label}
+            </a>
+          ))}
+        </nav>
+      )}
+      {setups.map((setup, index) => {
+        const isShown = !hydrated || selected === setup.id
+        return (
+          <div
+            key={setup.id}
+            id={panelId(setup.id)}
+            role={hydrated ? 'tabpanel' : undefined}
+            aria-labelledby={hydrated ? tabId(setup.id) : undefined}
+            hidden={!isShown}
+            className={isShown ? 'flex scroll-mt-4 flex-col gap-1' : 'hidden'}
+            data-testid={`mcp-panel-${setup.id}`}
+          >
+            {/* Without tabs each panel needs its own title. */}
+            {hydrated ? null : <h4 className="pt-1 font-medium">{setup.label}</h4>}
+            <p className="text-xs text-muted-foreground" data-testid="mcp-where">
+              {setup.where}
+            </p>
+            <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-words rounded bg-muted/40 p-2 text-xs" data-format={setup.format}>
+              <span className={SHOWN_WHEN_MASKED} data-testid="mcp-code-masked">
+                {maskedSetups[index]?.code ?? ''}
+              </span>
+              <span className={SHOWN_WHEN_REVEALED} data-testid="mcp-code">
+                {setup.code}
+              </span>
+            </pre>
+            {hydrated ? (
+              <button type="button" className={cn(buttonVariants({ variant: 'outline', size: 'sm' }), 'self-end')} onClick={() => onCopy(setup)} data-testid="mcp-copy">
+                <Copy aria-hidden="true" />
+                Copy {setup.label} setup
+              </button>
+            ) : null}
+          </div>
+        )
+      })}
+    </section>
   )
 }

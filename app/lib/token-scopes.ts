@@ -58,31 +58,3 @@ export const DeleteTokenSchema = z.object({
 
 /** The tokens page posts two forms, told apart by a hidden `intent`. */
 export const TokenActionSchema = z.discriminatedUnion('intent', [CreateTokenSchema, DeleteTokenSchema])
-
-/** MCP client setup snippets (spec 002 §2): each embeds `<backend URL>/mcp` and the bearer token. */
-export function mcpSetups(backendUrl: string, token: string): Array<{ id: string; label: string; code: string }> {
-  const url = `${backendUrl.replace(/\/+$/, '')}/mcp`
-  const auth = `Bearer ${token}`
-  const json = (value: unknown) => JSON.stringify(value, null, 2)
-  return [
-    {
-      id: 'claude-desktop',
-      label: 'Claude Desktop',
-      code: json({ mcpServers: { lookout: { command: 'npx', args: ['-y', 'mcp-remote', url, '--header', `Authorization:${auth}`] } } }),
-    },
-    { id: 'claude-code', label: 'Claude Code', code: `claude mcp add --transport http lookout ${url} --header "Authorization: ${auth}"` },
-    { id: 'vscode', label: 'VS Code Copilot', code: json({ servers: { lookout: { type: 'http', url, headers: { Authorization: auth } } } }) },
-    { id: 'cline', label: 'Cline', code: json({ mcpServers: { lookout: { url, headers: { Authorization: auth }, disabled: false } } }) },
-    {
-      id: 'continue',
-      label: 'Continue.dev',
-      code: json({ experimental: { modelContextProtocolServers: [{ transport: { type: 'streamable-http', url, requestOptions: { headers: { Authorization: auth } } } }] } }),
-    },
-    { id: 'zed', label: 'Zed Editor', code: json({ context_servers: { lookout: { command: { path: 'npx', args: ['-y', 'mcp-remote', url, '--header', `Authorization:${auth}`] } } } }) },
-    {
-      id: 'http',
-      label: 'Direct HTTP',
-      code: `curl -X POST ${url} \\\n  -H "Authorization: ${auth}" \\\n  -H "Content-Type: application/json" \\\n  -d '${JSON.stringify({ jsonrpc: '2.0', method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {} }, id: 1 })}'`,
-    },
-  ]
-}

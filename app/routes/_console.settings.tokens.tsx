@@ -13,6 +13,8 @@ import { Button } from '#app/components/ui/button.tsx'
 import { UrlDialog } from '#app/components/ui/dialog.tsx'
 import { Trash2 } from '#app/components/ui/icons.tsx'
 import { GatewayError } from '#app/lib/gateway.server.ts'
+import { getMcpEndpointUrl } from '#app/lib/mcp-clients.ts'
+import { getPublicOrigin } from '#app/lib/public-origin.server.ts'
 import type { RouteHandle } from '#app/lib/route-handle.ts'
 import { requireAccess } from '#app/lib/session.server.ts'
 import { readToast, toastCookie } from '#app/lib/toast.server.ts'
@@ -46,13 +48,14 @@ export async function loader(args: LoaderFunctionArgs) {
   } catch (error) {
     loadError = failureMessage(error, 'Tokens could not be listed')
   }
-  return data({ tokens, loadError, toast, backendUrl: new URL(args.request.url).origin }, { headers })
+  // The endpoint as people reach it (LOOKOUT_PUBLIC_URL, else this request's origin), for the MCP set-ups.
+  return data({ tokens, loadError, toast, mcpUrl: getMcpEndpointUrl(getPublicOrigin(args.request)) }, { headers })
 }
 
 export async function action(args: ActionFunctionArgs) {
   await requireAccess(args, { ...handle, access: 'write' })
   const formData = await args.request.formData()
-  let created = null as { name: string; token: string } | null
+  let created = null as { name: string; token: string; mayUseMcp: boolean } | null
   const submission = await parseWithZod(formData, {
     async: true,
     schema: TokenActionSchema.transform(async (value, ctx) => {
@@ -66,7 +69,8 @@ export async function action(args: ActionFunctionArgs) {
           ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'Failed to create token' })
           return z.NEVER
         }
-        created = { name: value.name, token }
+        // An unscoped token carries all its creator's permissions, mcp among them; a scoped one only what it names.
+        created = { name: value.name, token, mayUseMcp: value.scope.length === 0 || value.scope.some((entry) => entry.object === 'mcp') }
         return value
       } catch (error) {
         const fallback = value.intent === 'delete' ? 'The token could not be deleted' : 'Failed to create token'
@@ -103,7 +107,7 @@ const columns: DataColumn<TokenRow>[] = [
 ]
 
 export default function TokensRoute() {
-  const { tokens, loadError, toast, backendUrl } = useLoaderData<typeof loader>()
+  const { tokens, loadError, toast, mcpUrl } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
   const [searchParams] = useSearchParams()
   const navigation = useNavigation()
@@ -133,10 +137,10 @@ export default function TokensRoute() {
       toast={toast ?? (created ? 'Token created successfully' : null)}
     >
       {isDialogOpen ? (
-        <UrlDialog title={created ? 'Token created' : 'Create new token'} closeTo="/settings/tokens" size="medium" testId="create-token-dialog">
+        <UrlDialog title={created ? 'Token created' : 'Create new token'} closeTo="/settings/tokens" size={created?.mayUseMcp ? 'large' : 'medium'} testId="create-token-dialog">
           {created ? (
             <Suspense fallback={null}>
-              <TokenCreated name={created.name} token={created.token} backendUrl={backendUrl} />
+              <TokenCreated name={created.name} token={created.token} mcpUrl={created.mayUseMcp ? mcpUrl : null} />
             </Suspense>
           ) : (
             <Suspense fallback={null}>

@@ -6,7 +6,8 @@ import { ErrorView } from '#app/components/error-view.tsx'
 import { Sidebar, SIDEBAR_ACTION, useSidebarCollapsed } from '#app/components/app-shell/sidebar.tsx'
 import { TopBar } from '#app/components/app-shell/top-bar.tsx'
 import { buttonVariants } from '#app/components/ui/button.tsx'
-import { getSwitchedOffNames } from '#app/lib/features.ts'
+import { hasAccess } from '#app/lib/access.ts'
+import { getSwitchedOffNames, isFeatureDisabled } from '#app/lib/features.ts'
 import { buildSidebar } from '#app/lib/navigation.ts'
 import { getPublicOrigin } from '#app/lib/public-origin.server.ts'
 import { getRouteTitle } from '#app/lib/route-handle.ts'
@@ -36,8 +37,10 @@ export async function loader(args: LoaderFunctionArgs) {
     sidebar,
     notificationBell,
     collapsed,
-    // The kubeconfig dialog names the file after it (the same host the API names the download after).
+    // The kubeconfig dialog names the file after it (the same host the API names the download after); Setup MCP shows the endpoint on it.
     publicOrigin: getPublicOrigin(args.request),
+    // The Setup MCP dialog offers the token form only to those the tokens page's action accepts.
+    canCreateTokens: hasAccess(session, 'auth', 'write') && !isFeatureDisabled('settings.tokens', switchedOff),
     // Some 400 zone names: sent only while the preferences panel is open.
     timeZones: new URL(args.request.url).searchParams.has(PREFERENCES_PARAM) ? listTimeZonesByOffset(new Date()) : null,
   }

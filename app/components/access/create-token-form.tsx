@@ -12,13 +12,14 @@ import { SCOPE_ACTIONS, SCOPE_OBJECTS, TOKEN_EXPIRY_OPTIONS } from '#app/lib/tok
 /**
  * The form of /settings/tokens?dialog=new. Its own module so the form library and the schema
  * (zod) load with the dialog, not with the token list (decision 014); the route renders it in
- * place on the server.
+ * place on the server. The Setup MCP dialog renders it too, with the scopes an assistant needs
+ * ticked (`defaultScope`, `object/action` values), so both post to the tokens page's one action.
  */
-export function CreateTokenForm({ lastResult, creating }: { lastResult: SubmissionResult<string[]> | undefined; creating: boolean }) {
+export function CreateTokenForm({ lastResult, creating, defaultScope }: { lastResult: SubmissionResult<string[]> | undefined; creating: boolean; defaultScope?: string[] }) {
   const [form, fields] = useSchemaForm(CreateTokenShape, {
     id: 'create-token',
     lastResult,
-    defaultValue: { expiry: 'never' },
+    defaultValue: { expiry: 'never', ...(defaultScope ? { scope: defaultScope } : {}) },
   })
   const { key: expiryKey, ...expiryProps } = getSelectProps(fields.expiry)
   const hydrated = useHydrated()

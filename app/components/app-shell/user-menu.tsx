@@ -2,6 +2,8 @@ import { Form, Link, useLocation, useSearchParams } from '@remix-run/react'
 import { lazy, Suspense } from 'react'
 import { KubeconfigDialog as ServerRenderedKubeconfigDialog } from '#app/components/access/kubeconfig-dialog.tsx'
 import { KUBECONFIG_PARAM, useKubeconfigHref } from '#app/components/access/kubeconfig-link.ts'
+import { McpSetupDialog as ServerRenderedMcpSetupDialog } from '#app/components/access/mcp-setup-dialog.tsx'
+import { MCP_SETUP_PARAM, useMcpSetupHref } from '#app/components/access/mcp-setup-link.ts'
 import { Bot, ChevronDown, Download, LogOut, User } from '#app/components/ui/icons.tsx'
 import {
   DropdownMenu,
@@ -13,11 +15,14 @@ import {
 } from '#app/components/ui/dropdown-menu.tsx'
 import { formatVersionLine } from '#app/lib/version.ts'
 
-// The dialog opens from a URL parameter a few times per session: the browser fetches its code
-// then; the server renders it in place (no JavaScript needed to see it).
+// The dialogs open from a URL parameter a few times per session: the browser fetches their code
+// then; the server renders them in place (no JavaScript needed to see them).
 const KubeconfigDialog = import.meta.env.SSR
   ? ServerRenderedKubeconfigDialog
   : /* @__PURE__ */ lazy(() => import('#app/components/access/kubeconfig-dialog.tsx').then((module) => ({ default: module.KubeconfigDialog })))
+const McpSetupDialog = import.meta.env.SSR
+  ? ServerRenderedMcpSetupDialog
+  : /* @__PURE__ */ lazy(() => import('#app/components/access/mcp-setup-dialog.tsx').then((module) => ({ default: module.McpSetupDialog })))
 
 export type UserMenuProps = {
   name: string
@@ -36,6 +41,7 @@ export function UserMenu({ name, email, frontendVersion, backendVersion }: UserM
   const location = useLocation()
   const [searchParams] = useSearchParams()
   const kubeconfigHref = useKubeconfigHref(true)
+  const mcpSetupHref = useMcpSetupHref(true)
   return (
     <>
       <DropdownMenu data-testid="user-menu">
@@ -56,12 +62,12 @@ export function UserMenu({ name, email, frontendVersion, backendVersion }: UserM
             <User aria-hidden="true" />
             Your Profile
           </Link>
-          {/* A dialog kept in the URL, so it opens without JavaScript too (spec 002 §2). */}
+          {/* Dialogs kept in the URL, so they open without JavaScript too (spec 002 §2). */}
           <Link to={kubeconfigHref} preventScrollReset data-testid="download-kubeconfig" className={dropdownMenuItemClassName}>
             <Download aria-hidden="true" />
             Download kubeconfig
           </Link>
-          <Link to="/settings/tokens?dialog=new" data-testid="setup-mcp" className={dropdownMenuItemClassName}>
+          <Link to={mcpSetupHref} preventScrollReset data-testid="setup-mcp" className={dropdownMenuItemClassName}>
             <Bot aria-hidden="true" />
             Setup MCP
           </Link>
@@ -80,6 +86,7 @@ export function UserMenu({ name, email, frontendVersion, backendVersion }: UserM
         </DropdownMenuContent>
       </DropdownMenu>
       <Suspense fallback={null}>{searchParams.has(KUBECONFIG_PARAM) ? <KubeconfigDialog /> : null}</Suspense>
+      <Suspense fallback={null}>{searchParams.has(MCP_SETUP_PARAM) ? <McpSetupDialog /> : null}</Suspense>
     </>
   )
 }
