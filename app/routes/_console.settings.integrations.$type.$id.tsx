@@ -30,8 +30,14 @@ const ConfirmDialog = import.meta.env.SSR
   ? ServerRenderedConfirmDialog
   : /* @__PURE__ */ lazy(() => import('#app/components/confirm-dialog/confirm-dialog.tsx').then((module) => ({ default: module.ConfirmDialog })))
 
-/** The integration types this page edits so far; the others (scrapers, log backends) arrive with the integrations list. */
+/** The integration types this page edits itself; scrapers and log backends keep their own editors. */
 const isTopologyType = (type: string | undefined) => type === 'topologies'
+
+/** Where `integrations_with_status`'s other types are edited (its `integration_type` names the first segment). */
+const OTHER_EDITORS: Record<string, (id: string) => string> = {
+  scrapers: (id) => `/catalog/scrapers/${encodeURIComponent(id)}`,
+  logging_backends: (id) => `/settings/logging_backends/${encodeURIComponent(id)}`,
+}
 
 function formValuesOf(row: ResourceRow): TopologyFormValues {
   const labels = row.labels && typeof row.labels === 'object' ? Object.entries(row.labels as Record<string, unknown>).map(([key, value]) => ({ key, value: String(value ?? '') })) : []
@@ -48,6 +54,8 @@ async function loadTopology(args: LoaderFunctionArgs | ActionFunctionArgs, id: s
 
 export async function loader(args: LoaderFunctionArgs) {
   await requireAccess(args, handle)
+  const type = args.params.type ?? ''
+  if (Object.hasOwn(OTHER_EDITORS, type)) throw redirect(OTHER_EDITORS[type]!(args.params.id ?? ''))
   if (!isTopologyType(args.params.type)) return data({ kind: 'other' as const })
   await requireAccess(args, { resource: 'topologies', access: 'write' })
   const { toast, headers } = readToast(args.request)

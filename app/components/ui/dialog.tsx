@@ -4,7 +4,7 @@ import { useRef, type ReactNode } from 'react'
 import { DIALOG_LAYER_CLASS, useDialogDismiss } from '#app/components/modal/dialog-behaviour.ts'
 import { cn } from '#app/lib/cn.ts'
 
-const SIZES = { small: 'max-w-md', medium: 'max-w-2xl', large: 'max-w-4xl' } as const
+const SIZES = { small: 'max-w-md', medium: 'max-w-2xl', large: 'max-w-4xl', full: 'max-w-7xl' } as const
 
 /**
  * A modal that is a URL: the page renders it when its search parameter is set, and closing is
