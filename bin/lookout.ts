@@ -1,7 +1,7 @@
 #!/usr/bin/env tsx
 /**
- * lookout — apply Canary, ScrapeConfig, Topology, Playbook, Connection, Notification and
- * NotificationSilence resources from YAML to a running Lookout.
+ * lookout — apply Canary, ScrapeConfig, Topology, Playbook, Connection, Notification,
+ * NotificationSilence and View resources from YAML to a running Lookout.
  *
  *   lookout apply -f canary.yaml        (a file, or a folder: every .yaml/.yml/.json inside, recursively)
  *   lookout delete -f canary.yaml       (soft-deletes the resources the files name)
@@ -25,6 +25,7 @@ import { parseConnectionDocument } from '#contract/connections/connection-docume
 import { ResourceValidationError } from '#contract/resource-document.ts'
 import { parseNotificationDocument, parseNotificationSilenceDocument, type SilenceColumns } from '#contract/notifications/notification-document.ts'
 import { isUuid } from '#contract/uuid.ts'
+import { parseViewObject } from '#contract/views/view-document.ts'
 import { ruleColumnsOf, RuleSpecProblem, type RecipientResolver } from '#app/lib/notification-forms.ts'
 
 const USAGE = `usage:
@@ -67,8 +68,8 @@ async function filesUnder(target: string): Promise<string[]> {
  * through their own route, which also creates their checks.
  */
 type RowResource = {
-  kind: 'scrapeconfig' | 'topology' | 'playbook' | 'connection' | 'notification' | 'notificationsilence'
-  table: 'config_scrapers' | 'topologies' | 'playbooks' | 'connections' | 'notifications' | 'notification_silences'
+  kind: 'scrapeconfig' | 'topology' | 'playbook' | 'connection' | 'notification' | 'notificationsilence' | 'view'
+  table: 'config_scrapers' | 'topologies' | 'playbooks' | 'connections' | 'notifications' | 'notification_silences' | 'views'
   name: string
   namespace: string
   fields: Record<string, unknown>
@@ -99,6 +100,11 @@ function rowResource(document: unknown, prefix: (string | number)[]): RowResourc
       // Stored as written: the schema only judges it (quoted numbers stay quoted, unknown keys stay).
       const spec = (document as { spec?: unknown }).spec ?? {}
       return { kind: 'topology', table: 'topologies', name: topology.name, namespace: topology.namespace, fields: { spec, labels: topology.labels } }
+    }
+    case 'View': {
+      const view = parseViewObject(document, prefix)
+      const spec = (document as { spec?: unknown }).spec ?? {}
+      return { kind: 'view', table: 'views', name: view.name, namespace: view.namespace, fields: { spec, labels: view.labels } }
     }
     case 'Playbook': {
       const playbook = parsePlaybookDocument(document, prefix)
@@ -140,7 +146,7 @@ async function readResources(target: string): Promise<FileResources[]> {
   for (const file of files) {
     try {
       const documents = resourceDocuments(await readFile(file, 'utf8'))
-      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary, ScrapeConfig, Topology, Playbook, Connection, Notification or NotificationSilence document found' }])
+      if (documents.length === 0) throw new CanaryValidationError([{ path: '', message: 'no Canary, ScrapeConfig, Topology, Playbook, Connection, Notification, NotificationSilence or View document found' }])
       const resources: FileResources = { file, inputs: [], rows: [] }
       documents.forEach((document, index) => {
         const prefix = documents.length > 1 ? [index] : []

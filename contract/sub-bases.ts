@@ -27,6 +27,7 @@ export const SUB_BASES: readonly SubBase[] = [
   { base: '/catalog', service: 'mission-control', purpose: 'configuration catalog' },
   { base: '/snapshot', service: 'mission-control', purpose: 'topology snapshots' },
   { base: '/agent', service: 'mission-control', purpose: 'agents' },
+  { base: '/upstream', service: 'mission-control', purpose: 'agent push (agents send their results here)' },
   { base: '/logs', service: 'mission-control', purpose: 'logs' },
   { base: '/auth', service: 'mission-control', purpose: 'accounts and tokens' },
   { base: '/people', service: 'mission-control', purpose: 'people' },

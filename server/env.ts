@@ -92,6 +92,13 @@ export const EnvSchema = z
     LOOKOUT_UPSTREAM_CONNECT_TIMEOUT_MS: positiveInt(5_000),
     LOOKOUT_UPSTREAM_TIMEOUT_MS: positiveInt(30_000),
 
+    // Agent mode (server/backend/agents/agent-push.ts): this process pushes its own results to the
+    // central Lookout (its API base, e.g. https://lookout.example.org/api) with this agent token (POST /api/agent/generate there).
+    LOOKOUT_UPSTREAM_AGENT_URL: httpUrl.optional(),
+    LOOKOUT_UPSTREAM_AGENT_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+    LOOKOUT_UPSTREAM_AGENT_BATCH: z.coerce.number().int().positive().max(20_000).default(2_000),
+    LOOKOUT_UPSTREAM_AGENT_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+
     LOOKOUT_PUBLIC_URL: httpUrl.optional(),
     LOOKOUT_TRUST_PROXY: booleanFlag(false),
     LOOKOUT_CSP_REPORT_ONLY: booleanFlag(false),
@@ -112,6 +119,13 @@ export const EnvSchema = z
         code: z.ZodIssueCode.custom,
         path: ['SESSION_DISABLED'],
         message: `true makes every visitor an admin, so it needs HOST=127.0.0.1 (HOST is ${env.HOST})`,
+      })
+    }
+    if (Boolean(env.LOOKOUT_UPSTREAM_AGENT_URL) !== Boolean(env.LOOKOUT_UPSTREAM_AGENT_TOKEN)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: [env.LOOKOUT_UPSTREAM_AGENT_URL ? 'LOOKOUT_UPSTREAM_AGENT_TOKEN' : 'LOOKOUT_UPSTREAM_AGENT_URL'],
+        message: 'agent mode needs both LOOKOUT_UPSTREAM_AGENT_URL and LOOKOUT_UPSTREAM_AGENT_TOKEN',
       })
     }
     if (env.LOOKOUT_MODE === 'upstream' && !env.BACKEND_URL) {

@@ -168,6 +168,7 @@ export function catalogListQuery(db: DbClient, params: CatalogListParams, showDe
   if (params.status.length) query = query.in('status', params.status)
   if (params.label.length) query = query.contains('labels', pairsObject(params.label))
   if (params.tag.length) query = query.contains('tags', pairsObject(params.tag))
+  if (params.agent_id) query = query.eq('agent_id', params.agent_id)
   const term = toIlikeTerm(params.search)
   if (term) query = query.ilike('name', `*${term}*`)
   return ordered(query, params).returns<ConfigListRow[]>()
@@ -375,12 +376,6 @@ export async function listConfigChecks(args: ApiArgs, id: string): Promise<Confi
 
 export type ConfigViewTab = { id: string; name: string; namespace: string | null; title: string | null }
 
-/** A custom view shown as a tab of the item, or null when there is no such view. */
-export async function getViewTab(args: ApiArgs, viewId: string): Promise<ConfigViewTab | null> {
-  const rows = requireData(await dbClient(args).from('views_summary').select('id,name,namespace,title').eq('id', viewId).limit(1).returns<ConfigViewTab[]>())
-  return rows?.[0] ?? null
-}
-
 /** The views usable as tabs of an item (`GET /view/list?config_id=`); none when the API does not serve it. */
 export async function listConfigViewTabs(args: ApiArgs, configId: string): Promise<ConfigViewTab[]> {
   try {
@@ -389,21 +384,6 @@ export async function listConfigViewTabs(args: ApiArgs, configId: string): Promi
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error
     return []
-  }
-}
-
-/** A view's rows for this item (`POST /view/{id}` with the item as a variable); null when the API does not serve views. */
-export async function runConfigView(args: ApiArgs, viewId: string, configId: string): Promise<{ columns: string[]; rows: Array<Record<string, unknown>> } | { error: string }> {
-  try {
-    const { data } = await apiJson<{ columns?: Array<{ name?: string }>; rows?: unknown[] }>(args, `/view/${encodeURIComponent(viewId)}`, { method: 'POST', json: { variables: { config_id: configId } } })
-    const columns = (data?.columns ?? []).map((column) => column?.name).filter((name): name is string => typeof name === 'string')
-    const rows = (Array.isArray(data?.rows) ? data.rows : []).map((row) =>
-      Array.isArray(row) ? Object.fromEntries(columns.map((name, index) => [name, row[index]])) : ((row ?? {}) as Record<string, unknown>),
-    )
-    return { columns: columns.length ? columns : Object.keys(rows[0] ?? {}), rows }
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error
-    return { error: error.status === 501 || error.status === 404 ? 'This view cannot be run here yet: the view API does not serve it.' : error.message }
   }
 }
 

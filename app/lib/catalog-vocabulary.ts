@@ -80,6 +80,8 @@ export type CatalogListParams = {
   /** `key=value` pairs. */
   label: string[]
   tag: string[]
+  /** Only the items one agent reported (the agents screen links here). */
+  agent_id?: string | null
   sortBy: ConfigSortColumn
   sortDesc: boolean
   page: number

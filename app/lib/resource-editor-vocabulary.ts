@@ -95,6 +95,20 @@ export const RESOURCE_KINDS = {
     hasLabels: false,
     jobResourceType: 'config_scraper',
   },
+  views: {
+    table: 'views',
+    label: 'Views',
+    singular: 'View',
+    feature: 'views',
+    resource: 'views',
+    // Views run no jobs, so no status view exists.
+    listRelation: 'views',
+    kind: 'View',
+    apiVersion: 'mission-control.flanksource.com/v1',
+    namespaced: true,
+    hasLabels: true,
+    jobResourceType: 'view',
+  },
 } as const satisfies Record<string, ResourceKind>
 
 export type ResourceTable = keyof typeof RESOURCE_KINDS
@@ -103,7 +117,7 @@ export type ResourceTable = keyof typeof RESOURCE_KINDS
  * The kinds served under /settings/{table}. Config scrapers live under /catalog/scrapers
  * (spec 000 §2), so they are not reachable here even though the editor can handle them.
  */
-const SETTINGS_EDITOR_TABLES: readonly ResourceTable[] = ['canaries', 'topologies', 'incident_rules', 'logging_backends']
+const SETTINGS_EDITOR_TABLES: readonly ResourceTable[] = ['canaries', 'topologies', 'incident_rules', 'logging_backends', 'views']
 
 export function getEditorKind(table: string | undefined): ResourceKind | null {
   if (!table || !(SETTINGS_EDITOR_TABLES as readonly string[]).includes(table)) return null

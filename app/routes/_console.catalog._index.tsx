@@ -30,7 +30,7 @@ export async function loader(args: LoaderFunctionArgs) {
   await requireAccess(args, handle)
   const params = parseCatalogListParams(new URL(args.request.url).searchParams)
   const showDeleted = params.showDeleted ?? getPreferences(args.request).showDeletedConfigs
-  const isList = Boolean(params.type || params.search || params.health.length || params.status.length || params.label.length || params.tag.length)
+  const isList = Boolean(params.type || params.search || params.health.length || params.status.length || params.label.length || params.tag.length || params.agent_id)
   try {
     if (!isList) return data({ view: 'summary' as const, params, showDeleted, summary: await getCatalogSummary(args, { showDeleted }), rows: [], total: 0, statuses: [] })
     const [{ rows, total }, statuses] = await Promise.all([listConfigs(args, params, showDeleted), params.type ? listTypeStatuses(args, params.type) : Promise.resolve([])])

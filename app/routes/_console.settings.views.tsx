@@ -1,20 +1,12 @@
 import type { LoaderFunctionArgs } from '@remix-run/node'
-import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { NotBuilt } from '#app/components/not-built.tsx'
-import type { RouteHandle } from '#app/lib/route-handle.ts'
-import { requireAccess } from '#app/lib/session.server.ts'
+import { loader as tableLoader } from './_console.settings.$table._index.tsx'
 
-export const handle = { title: 'Views', feature: 'views', resource: 'views' } satisfies RouteHandle
+export { default, ErrorBoundary, handle } from './_console.settings.$table._index.tsx'
 
+/**
+ * /settings/views: the generic resource editor's list of custom views (View YAML validated as
+ * `lookout apply` and the data API validate it); /settings/views/{id} is the editor itself.
+ */
 export async function loader(args: LoaderFunctionArgs) {
-  await requireAccess(args, handle)
-  return null
-}
-
-export default function ViewsSettingsRoute() {
-  return <NotBuilt title="Views" capability="The custom views with their namespace, sidebar flag and order, and a way to add or edit one." />
-}
-
-export function ErrorBoundary() {
-  return <GeneralErrorBoundary />
+  return tableLoader({ ...args, params: { ...args.params, table: 'views' } })
 }

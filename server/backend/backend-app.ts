@@ -57,6 +57,13 @@ import { createNotificationUnreadRouter } from './notifications/notification-unr
 import { parseAllowedTargets } from './health/checks/target-guard.ts'
 import { createMcpRouter, mcpCors } from './mcp/mcp.routes.ts'
 import { createEventQueueWriteValidator } from './events/event-queue-write-guard.ts'
+import { SchemaCache } from './postgrest/schema-cache.ts'
+import { createViewRouter } from './views/view.routes.ts'
+import { viewRowGuard } from './views/view-table.ts'
+import { restrictedGuard } from './health/checks/target-guard.ts'
+import { createLogBackendWriteValidator } from './logs/log-backend-write-guard.ts'
+import { createLogsRouter } from './logs/logs.routes.ts'
+import { createAgentRouter, createUpstreamRouter } from './agents/agent.routes.ts'
 
 export type Backend = {
   router: express.Router
@@ -121,6 +128,7 @@ export function createBackend(options: {
     resourceSpecValidator,
     connectionWriteValidator,
     createEventQueueWriteValidator(authorizer),
+    createLogBackendWriteValidator(db, authorizer),
   ]
   const validateDataWrite = async (input: ValidateWriteInput): Promise<ValidateWriteResult> => {
     let rows: Record<string, unknown>[] | undefined
@@ -201,6 +209,8 @@ export function createBackend(options: {
   router.use(createSettingsRouter({ db, appVersion: options.appVersion }))
   // Connection secrets: opened for the connection's editors, masked for other readers.
   router.use('/db/connections', createConnectionReadTransform({ db, authorizer }))
+  // One schema snapshot shared with the views API, which creates view_<ns>_<name> tables at run time.
+  const schemaCache = new SchemaCache(db)
   router.use(
     '/db',
     dbAuthorization.guard,
@@ -212,12 +222,15 @@ export function createBackend(options: {
       // connection (boot.ts), and PGlite ignores statement_timeout (no timer in WASM).
       authorize: dbAuthorization.authorize,
       validateWrite: validateDataWrite,
+      schemaCache,
       // Row-level access: config items and components (and what hangs off them) a permission's
       // scopes hide; a row carrying both must pass both.
       rowGuard: async (req) => {
         const principal = req.res?.locals.principal as Principal | undefined
+        const visibility = await configVisibility(authorizer, principal)
         const guards = [
-          configRowGuard(await configVisibility(authorizer, principal)),
+          configRowGuard(visibility),
+          viewRowGuard(visibility),
           componentRowGuard(await componentVisibility(authorizer, principal)),
           historyRowGuard(await historyVisibility(authorizer, principal)),
         ].filter((guard) => guard !== null)
@@ -239,7 +252,14 @@ export function createBackend(options: {
   router.use('/playbook', createPlaybookRouter({ db, authorizer, logger }))
   router.use('/connection', createConnectionRouter({ db, authorizer, logger, allowedTargets: parseAllowedTargets(env.LOOKOUT_CHECK_ALLOWED_TARGETS) }))
   router.use('/notification', createNotificationUnreadRouter({ db, authorizer }))
+  router.use(
+    '/view',
+    createViewRouter({ db, authorizer, logger, targets: restrictedGuard(parseAllowedTargets(env.LOOKOUT_CHECK_ALLOWED_TARGETS)), onSchemaChange: () => schemaCache.refresh() }),
+  )
   router.use('/notification', createNotificationRouter({ db, authorizer, logger }))
+  router.use('/logs', createLogsRouter({ db, authorizer, logger, allowedTargets: parseAllowedTargets(env.LOOKOUT_CHECK_ALLOWED_TARGETS) }))
+  router.use('/agent', createAgentRouter({ db, authorizer }))
+  router.use('/upstream', createUpstreamRouter({ db, bodyLimitBytes: env.LOOKOUT_API_BODY_LIMIT_BYTES }))
 
   // Sub-bases whose service has not been built yet answer honestly instead of 404.
   for (const subBase of SUB_BASES) {

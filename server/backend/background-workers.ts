@@ -14,6 +14,7 @@ import { createPlaybookScheduler, createPlaybookTriggerHandlers, mergeEventHandl
 import { createNotificationHandlers } from './notifications/notification-matching.ts'
 import { createNotificationDispatcher } from './notifications/notification-dispatcher.ts'
 import { restrictedGuard, TargetRefusedError } from './health/checks/target-guard.ts'
+import { createAgentPush } from './agents/agent-push.ts'
 
 /**
  * What an embedded backend process runs besides answering requests: the check engine, the
@@ -77,6 +78,18 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
   })
   const playbookRunner = createPlaybookRunner({ db, logger, processId: env.LOOKOUT_ENGINE_PROCESS_ID })
   const playbookScheduler = createPlaybookScheduler({ db, logger, processId: env.LOOKOUT_ENGINE_PROCESS_ID })
+  // Agent mode: what the engines above write is also replicated to the central instance.
+  const agentPush =
+    env.LOOKOUT_UPSTREAM_AGENT_URL && env.LOOKOUT_UPSTREAM_AGENT_TOKEN
+      ? createAgentPush({
+          db,
+          logger,
+          url: env.LOOKOUT_UPSTREAM_AGENT_URL,
+          token: env.LOOKOUT_UPSTREAM_AGENT_TOKEN,
+          batchSize: env.LOOKOUT_UPSTREAM_AGENT_BATCH,
+          intervalMs: env.LOOKOUT_UPSTREAM_AGENT_INTERVAL_MS,
+        })
+      : undefined
   const log = logger.child({ component: 'background-workers' })
   let retry: NodeJS.Timeout | null = null
   let delayMs = 1_000
@@ -100,12 +113,14 @@ export function createBackgroundWorkers(options: { db: Db; env: Env; logger: Log
     topologyEngine,
     async start() {
       startEngine()
+      agentPush?.start()
       await events.start()
     },
     async stop() {
       if (retry) clearTimeout(retry)
       retry = null
       await events.stop()
+      await agentPush?.stop()
       await Promise.all([engine.stop(), scrapeEngine.stop(), topologyEngine.stop(), playbookRunner.stop(), playbookScheduler.stop(), notificationDispatcher.stop()])
     },
   }

@@ -5,6 +5,7 @@ import { parseScrapeConfigObject, ScrapeConfigValidationError, scrapeConfigSpecI
 import { parseTopologyObject, TopologyValidationError, topologySpecIssues } from '#contract/topology/topology-document.ts'
 import { notificationRowIssues } from '#contract/notifications/notification-document.ts'
 import { parseCelExpression } from './health/cel-library.ts'
+import { parseViewObject, ViewValidationError, viewSpecIssues } from '#contract/views/view-document.ts'
 
 type Issue = { path: string; message: string }
 
@@ -62,6 +63,16 @@ const SPEC_CHECKS: Record<string, (row: Record<string, unknown>, method: 'POST' 
     }
     return issues
   },
+  views(row, method) {
+    if (method === 'PATCH') return 'spec' in row ? [...viewSpecIssues(row.spec), ...viewMappingIssues(row.spec)] : []
+    try {
+      parseViewObject(row)
+      return viewMappingIssues(row.spec)
+    } catch (error) {
+      if (error instanceof ViewValidationError) return error.issues
+      throw error
+    }
+  },
   incident_rules(row, method) {
     if (method === 'PATCH' && !('spec' in row)) return []
     if (method === 'POST' && (typeof row.name !== 'string' || !row.name.trim())) return [{ path: 'name', message: 'is required' }]
@@ -73,6 +84,22 @@ const SPEC_CHECKS: Record<string, (row: Record<string, unknown>, method: 'POST' 
       throw error
     }
   },
+}
+
+/** A view's `mapping` is CEL over `row`: one that does not parse is refused on write, not at the first refresh. */
+function viewMappingIssues(spec: unknown): Issue[] {
+  const mapping = (spec as { mapping?: unknown } | null)?.mapping
+  if (!mapping || typeof mapping !== 'object') return []
+  const issues: Issue[] = []
+  for (const [column, expression] of Object.entries(mapping as Record<string, unknown>)) {
+    if (typeof expression !== 'string') continue
+    try {
+      parseCelExpression(expression)
+    } catch (error) {
+      issues.push({ path: `spec.mapping.${column}`, message: `is not a valid CEL expression: ${(error as Error).message}` })
+    }
+  }
+  return issues
 }
 
 export async function resourceSpecValidator(input: ValidateWriteInput): Promise<ValidateWriteResult> {

@@ -105,10 +105,11 @@ describe('gateway routing in embedded mode', () => {
   })
 
   it('answers 501 for a sub-base whose service is not built yet, and 404 outside every sub-base', async () => {
-    const notBuilt = await request(app).get('/api/view/list').set(bearer)
+    // The deprecated apm-hub log search is proxied upstream only (the embedded backend serves /logs).
+    const notBuilt = await request(app).post('/api/apm/search').set(bearer).send({})
     expect(notBuilt.status).toBe(501)
     expect(notBuilt.body.error).toBe('not_implemented')
-    expect(notBuilt.body.message).toContain('/api/view/list')
+    expect(notBuilt.body.message).toContain('/api/apm/search')
 
     const unknown = await request(app).get('/api/nowhere').set(bearer)
     expect(unknown.status).toBe(404)

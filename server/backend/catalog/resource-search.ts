@@ -301,3 +301,15 @@ export async function resourceSearch(
   }
   return `{${members.join(',')}}`
 }
+
+/**
+ * One selector of a custom view's `configs` or `changes` query (views/view-queries.ts): the
+ * kind's FROM (alias `r`, config item `ci` for changes) and its conditions, row-level access included.
+ */
+export function selectorSource(kind: 'configs' | 'config_changes', selector: Selector, visibility: ConfigVisibility, params: Params, now = new Date()): { from: string; conditions: string[] } {
+  const source = KINDS[kind]
+  const conditions = selectorConditions(kind, selector, params, now)
+  const visible = visibleItemSql(visibility, `${source.configItem}.tags`, `${source.configItem}.agent_id`, params)
+  if (visible) conditions.push(visible)
+  return { from: source.from, conditions }
+}

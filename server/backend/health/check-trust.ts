@@ -33,10 +33,11 @@ export type CheckTrust = {
 /**
  * Where the specs live: canaries for the check engine, config_scrapers for the scrape engine
  * (its http and sql sources connect like checks do), topologies for the topology engine (its
- * lookups and inline checks are canary specs). All record trust the same way, per spec content.
+ * lookups and inline checks are canary specs), logging_backends for log searches (files and
+ * Lookout's own tables only when trusted). All record trust the same way, per spec content.
  */
-export type TrustedSpecRelation = 'canaries' | 'config_scrapers' | 'topologies' | 'playbooks'
-const TRUSTED_SPEC_RELATIONS: readonly TrustedSpecRelation[] = ['canaries', 'config_scrapers', 'topologies', 'playbooks']
+export type TrustedSpecRelation = 'canaries' | 'config_scrapers' | 'topologies' | 'playbooks' | 'logging_backends'
+const TRUSTED_SPEC_RELATIONS: readonly TrustedSpecRelation[] = ['canaries', 'config_scrapers', 'topologies', 'playbooks', 'logging_backends']
 
 /**
  * Answers are cached briefly (the authorizer caches policy for 3 s as well), so a spec change or

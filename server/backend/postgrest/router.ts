@@ -514,7 +514,12 @@ async function handle(engine: Engine, options: PostgrestRouterOptions, req: expr
     return callRoutine(engine, options, authorize, req, name, search, rawBody, format, prefs)
   }
 
-  const relation = engine.cache.relation(name)
+  let relation = engine.cache.relation(name)
+  // Custom views create their tables at run time, possibly in another process: one re-read.
+  if (!relation && /^view_[a-z0-9_]+$/.test(name)) {
+    await engine.cache.refresh()
+    relation = engine.cache.relation(name)
+  }
   if (!relation) throw relationNotFound(engine.schema, name)
   const params = classifyParams(search)
   const node = buildPlan(engine.cache, relation, params, new AliasCounter())

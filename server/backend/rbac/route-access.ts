@@ -90,6 +90,9 @@ const RULES: Rule[] = [
   { path: '/agent/generate', access: { area: 'agents', object: 'agent', action: 'update' } },
   { path: '/agent/token', access: { area: 'agents', object: 'agent', action: 'update' } },
   { path: '/agent/**', access: { area: 'agents', object: 'agent' } },
+  // Only the agent role (and admins) push: the object alone, since the agents area would let
+  // editors write rows in an agent's name.
+  { path: '/upstream/**', access: { area: null, object: 'agent-push' } },
   { path: '/logs/**', access: { area: 'logging_backends', object: 'logs', action: 'read' } },
   { path: '/apm/search/**', access: { area: 'logging_backends', object: 'logs', action: 'read' } },
   { path: '/artifacts/**', access: { area: 'database', object: 'artifact', action: 'read' } },

@@ -60,7 +60,7 @@ function configuredPassword(config: pg.ClientConfig): boolean {
   }
 }
 
-async function queryPostgres(url: string, query: string, timeoutMs: number, signal: AbortSignal, targets?: TargetGuard): Promise<Rows> {
+export async function queryPostgres(url: string, query: string, timeoutMs: number, signal: AbortSignal, targets?: TargetGuard): Promise<Rows> {
   const config = postgresConfig(url)
   const client = new pg.Client({ ...config, types: pgTypes, connectionTimeoutMillis: timeoutMs, statement_timeout: timeoutMs, application_name: 'lookout-check' })
   await admitPostgres(client, targets, config)
@@ -97,7 +97,7 @@ export function mysqlConfig(url: string): mysql.ConnectionOptions {
   }
 }
 
-async function queryMysql(url: string, query: string, timeoutMs: number, signal: AbortSignal, targets?: TargetGuard): Promise<Rows> {
+export async function queryMysql(url: string, query: string, timeoutMs: number, signal: AbortSignal, targets?: TargetGuard): Promise<Rows> {
   const config = mysqlConfig(url)
   if (targets) {
     const admission = await targets.admit(config.socketPath ?? config.host ?? 'localhost', config.port ?? 3306)

@@ -1,18 +1,17 @@
 import logfmt from 'logfmt'
 import parseSyslog from 'nsyslog-parser'
-import { ActionInputError, objectOf, stringOf } from './action-access.ts'
+import { LogInputError, objectOf, stringOf, type LogLine } from './log-line.ts'
 
 /**
- * The post-processing of a `logs` action (resource-specs §2.5): `parse` reads structure out of
- * each line's message (logfmt and syslog through the logfmt and nsyslog-parser libraries; json;
- * klog's header by its documented layout), and `mapping` says which fields hold the line's
- * message, timestamp, severity, host and id and which to drop.
+ * The structuring of log lines, for the playbook `logs` action (resource-specs §2.5) and log
+ * backends alike: `parse` reads structure out of each line's message (logfmt and syslog through
+ * the logfmt and nsyslog-parser libraries; json; klog's header by its documented layout), and
+ * `mapping` says which fields hold the line's message, timestamp, severity, host and id and
+ * which to drop.
  */
 
-export type LogLine = { timestamp: string; message: string; labels: Record<string, string>; count?: number; severity?: string; host?: string; id?: string }
-
-const PARSERS = ['logfmt', 'klogfmt', 'json', 'syslog', 'autodetect'] as const
-type Parser = (typeof PARSERS)[number]
+export const PARSERS = ['logfmt', 'klogfmt', 'json', 'syslog', 'autodetect'] as const
+export type Parser = (typeof PARSERS)[number]
 type Fields = Record<string, string>
 
 const MAPPED = ['message', 'timestamp', 'severity', 'host', 'id'] as const
@@ -109,28 +108,31 @@ function parseWith(parser: Parser, text: string, now: Date): Fields | null {
   }
 }
 
-function mappingOf(raw: unknown): { fields: Record<Mapped, readonly string[]>; ignore: Set<string> } {
+function mappingOf(raw: unknown, where: string): { fields: Record<Mapped, readonly string[]>; ignore: Set<string> } {
   const spec = objectOf(raw)
   const list = (value: unknown, field: string): string[] | null => {
     if (value === undefined || value === null) return null
     if (typeof value === 'string') return [value]
     if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) return value as string[]
-    throw new ActionInputError(`logs.mapping.${field} must be a field name or a list of them`)
+    throw new LogInputError(`${where}.mapping.${field} must be a field name or a list of them`)
   }
   const fields = { ...DEFAULT_MAPPING }
   for (const key of MAPPED) fields[key] = list(spec[key], key) ?? DEFAULT_MAPPING[key]
   return { fields, ignore: new Set(list(spec.ignore, 'ignore') ?? []) }
 }
 
-/** `parse` then `mapping` over each line; a line a parser cannot read is kept as it came. */
-export function structureLines(lines: LogLine[], parse: unknown, mapping: unknown, now = new Date()): LogLine[] {
+/**
+ * `parse` then `mapping` over each line; a line a parser cannot read is kept as it came. `field`
+ * names where the settings came from in error messages (`logs` for the action, `spec` for a backend).
+ */
+export function structureLines(lines: LogLine[], parse: unknown, mapping: unknown, now = new Date(), field = 'logs'): LogLine[] {
   if ((parse === undefined || parse === null || parse === '') && (mapping === undefined || mapping === null)) return lines
   let parser: Parser | null = null
   if (parse !== undefined && parse !== null && parse !== '') {
-    if (!PARSERS.includes(parse as Parser)) throw new ActionInputError(`logs.parse must be one of ${PARSERS.join(', ')}, not ${JSON.stringify(parse)}`)
+    if (!PARSERS.includes(parse as Parser)) throw new LogInputError(`${field}.parse must be one of ${PARSERS.join(', ')}, not ${JSON.stringify(parse)}`)
     parser = parse as Parser
   }
-  const { fields: mapped, ignore } = mappingOf(mapping)
+  const { fields: mapped, ignore } = mappingOf(mapping, field)
   return lines.map((line) => {
     const parsed = parser ? parseWith(parser, line.message, now) : null
     const fields: Fields = { ...line.labels, ...(parsed ?? {}) }
