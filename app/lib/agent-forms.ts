@@ -1,8 +1,6 @@
 import { z } from 'zod'
 import { isUuid } from '#contract/uuid.ts'
 
-export { EditAgentShape, GenerateAgentShape, propertiesText } from './agent-form-shapes.ts'
-
 /**
  * Properties as people type them: one `key=value` per line. A line without `=` is refused with
  * its number, so a typo is never stored as an odd key.
