@@ -30,7 +30,7 @@ async function sent(build: (client: PostgrestClient) => PromiseLike<unknown>): P
 describe('catalog list parameters', () => {
   it('defaults to the summary: no type, no filters, names A to Z, page 1 of 50, the preference decides on deleted items', () => {
     expect(parseCatalogListParams(new URLSearchParams(''))).toEqual({
-      type: null, search: '', health: [], status: [], label: [], tag: [], sortBy: 'name', sortDesc: false, page: 1, pageSize: 50, showDeleted: null,
+      type: null, search: '', health: [], status: [], label: [], tag: [], sortBy: 'name', sortDesc: false, page: 1, pageSize: 50, showDeleted: null, agent_id: null,
     })
   })
 
@@ -39,7 +39,7 @@ describe('catalog list parameters', () => {
       new URLSearchParams('type=Kubernetes::Pod&search=%20web%20&health=Unhealthy,bogus&health=warning&status=Running&label=app=web&label=broken&tag=cluster=prod&sortBy=cost_total_30d&page=3&pageSize=100&showDeleted=yes'),
     )
     expect(params).toEqual({
-      type: 'Kubernetes::Pod', search: 'web', health: ['unhealthy', 'warning'], status: ['Running'], label: ['app=web'], tag: ['cluster=prod'], sortBy: 'cost_total_30d', sortDesc: true, page: 3, pageSize: 100, showDeleted: true,
+      type: 'Kubernetes::Pod', search: 'web', health: ['unhealthy', 'warning'], status: ['Running'], label: ['app=web'], tag: ['cluster=prod'], sortBy: 'cost_total_30d', sortDesc: true, page: 3, pageSize: 100, showDeleted: true, agent_id: null,
     })
     expect(parseCatalogListParams(new URLSearchParams('sortBy=drop;table&sortDesc=maybe&page=-2&pageSize=7&showDeleted=perhaps'))).toMatchObject({ sortBy: 'name', sortDesc: false, page: 1, pageSize: 50, showDeleted: null })
   })

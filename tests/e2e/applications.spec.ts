@@ -27,8 +27,8 @@ test.describe('applications', () => {
     const web = await insert(request, 'config_items', { name: `${app}-web`, type: 'Kubernetes::Deployment', config_class: 'Deployment', tags: { app }, health: 'warning', status: 'Running' })
     const day = 24 * 3600_000
     await insert(request, 'config_changes', { config_id: db, change_type: 'BackupCompleted', severity: 'info', summary: 'nightly backup', source: 'e2e', created_at: new Date(Date.now() - day).toISOString() })
-    await insert(request, 'config_changes', { config_id: web, change_type: 'diff', severity: 'low', summary: 'replicas 2 → 3', source: 'e2e', created_at: new Date(Date.now() - 2 * day).toISOString() })
-    await insert(request, 'config_changes', { config_id: db, change_type: 'diff', severity: 'low', summary: 'an old change', source: 'e2e', created_at: new Date(Date.now() - 45 * day).toISOString() })
+    await insert(request, 'config_changes', { config_id: web, change_type: 'ScalingReplicaSet', severity: 'low', summary: 'replicas 2 → 3', source: 'e2e', created_at: new Date(Date.now() - 2 * day).toISOString() })
+    await insert(request, 'config_changes', { config_id: db, change_type: 'ScalingReplicaSet', severity: 'low', summary: 'an old change', source: 'e2e', created_at: new Date(Date.now() - 45 * day).toISOString() })
     await insert(request, 'config_analysis', { config_id: db, analyzer: 'pg-tuning', analysis_type: 'performance', severity: 'medium', summary: 'shared_buffers too small', status: 'open' })
     await insert(request, 'applications', { name: app, namespace: 'e2e', description: 'The shop, end to end', spec: { selectors: [{ tagSelector: `app=${app}` }] }, labels: { team: 'payments' }, source: 'UI' })
 

@@ -338,6 +338,9 @@ test.describe('identity screens', () => {
     await page.goto('/login?return_to=%2Fhealth')
     await expect(page.getByTestId('password-login-form')).toBeVisible()
     await expect(page.getByTestId('offline-notice')).toHaveCount(0)
+    // Route discovery fetches the manifest of the page's links once hydrated; cut the connection
+    // after it, or its failed fetch is a console error of its own.
+    await page.waitForLoadState('networkidle')
     await context.setOffline(true)
     await expect(page.getByTestId('offline-notice')).toHaveText('No internet connection. Please try again.')
     await context.setOffline(false)
