@@ -1,3 +1,4 @@
+import type { CustomService } from '#contract/notifications/notification-rule-row.ts'
 import { parseWithZod } from '@conform-to/zod'
 import { stringify } from 'yaml'
 import { z } from 'zod'
@@ -74,8 +75,6 @@ export type NotificationRuleSpec = {
   inhibitions?: unknown[]
 }
 
-/** A custom service entry of `custom_services` (the pipeline's shape). */
-type CustomService = { name?: string; email?: string; connection?: string; url?: string; webhook?: Record<string, unknown>; properties?: Record<string, unknown> }
 
 /** The `notifications` columns the editor reads and writes. */
 export type NotificationRuleColumns = {

@@ -1,3 +1,4 @@
+import type { CustomService, Inhibition } from '#contract/notifications/notification-rule-row.ts'
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import { parseDurationMs } from '#contract/canary/duration.ts'
@@ -41,18 +42,7 @@ export type NotificationRuleRow = {
   deleted_at: Date | string | null
 }
 
-/** One entry of `custom_services` (and of a team's `spec.notifications`). */
-export type CustomService = {
-  name?: string
-  filter?: string
-  url?: string
-  connection?: string
-  email?: string
-  webhook?: Record<string, unknown>
-  properties?: Record<string, unknown>
-}
-
-export type Inhibition = { direction?: 'outgoing' | 'incoming' | 'all'; soft?: boolean; depth?: number; from?: string; to?: string[] }
+export type { CustomService, Inhibition } from '#contract/notifications/notification-rule-row.ts'
 
 /** Who one history row goes to; `key` tells repeats of the same recipient apart. */
 export type RecipientRef =
