@@ -18,7 +18,7 @@ import type { TopologyEngine } from './topology/topology-engine.ts'
 import { createCatalogRouter, createResourceSearchRouter } from './catalog/catalog.routes.ts'
 import { configRowGuard, configVisibility } from './catalog/config-access.ts'
 import { componentRowGuard, componentVisibility } from './topology/component-access.ts'
-import { historyRowGuard, historyVisibility } from './notifications/notification-access.ts'
+import { historyRowGuard } from './notifications/notification-access.ts'
 import { createSnapshotRouter } from './topology/snapshot.routes.ts'
 import type { Principal } from './identity/principal.ts'
 import type { CheckEngine } from './health/check-engine.ts'
@@ -228,11 +228,12 @@ export function createBackend(options: {
       rowGuard: async (req) => {
         const principal = req.res?.locals.principal as Principal | undefined
         const visibility = await configVisibility(authorizer, principal)
+        const components = await componentVisibility(authorizer, principal)
         const guards = [
           configRowGuard(visibility),
           viewRowGuard(visibility),
-          componentRowGuard(await componentVisibility(authorizer, principal)),
-          historyRowGuard(await historyVisibility(authorizer, principal)),
+          componentRowGuard(components),
+          historyRowGuard({ configs: visibility, components }),
         ].filter((guard) => guard !== null)
         if (guards.length === 0) return null
         return (relation, kind, alias, params) => {
