@@ -96,7 +96,8 @@ describe('event triggers', () => {
     await drain()
     await drain()
     expect(await runsOf(db, playbook)).toHaveLength(1)
-    const changes = await db.query<{ change_type: string }>('SELECT change_type FROM config_changes WHERE config_id = $1 ORDER BY created_at', [item])
+    // Both rows can carry one created_at (one transaction): the scheduled change is the later of a tie.
+    const changes = await db.query<{ change_type: string }>("SELECT change_type FROM config_changes WHERE config_id = $1 ORDER BY created_at, change_type = 'PlaybookScheduled'", [item])
     expect(changes.rows.map((row) => row.change_type)).toEqual(['Restarted', 'PlaybookScheduled'])
   })
 
